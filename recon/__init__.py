@@ -1,0 +1,3 @@
+"""Post-flight reconstruction: telemetry, sensor models, the reconstruction problem, optimizer
+and sampler engines, result files, and the ``dockrecon`` command line (:mod:`recon.cli`)."""
+__all__: list[str] = []

@@ -1,0 +1,340 @@
+"""File boundary of dockrecon: TOML configurations, tables (CSV / Parquet) with units, JSON
+results, atomic writes and provenance.
+
+Everything that opens a file goes through here (or through :mod:`recon.telemetry`, which builds
+on it). Units are converted to SI on read and from SI on write, with pint, and nowhere else.
+
+Writes never leave a half-written file that looks whole: they go to a temporary name in the
+same directory and are renamed into place (:func:`atomic_path`).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import os
+import platform
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.errors import InputError
+
+__all__ = [
+    "atomic_path",
+    "load_toml",
+    "read_table",
+    "write_table",
+    "write_json",
+    "read_json",
+    "to_si",
+    "from_si",
+    "versions",
+    "parse_header",
+]
+
+_HEADER = re.compile(r"^\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<unit>[^\[\]]*)\])?\s*$")
+
+
+# --------------------------------------------------------------------------------------------
+# atomic writes
+# --------------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` if the block succeeds.
+
+    The temporary file is removed when the block raises, so an interrupted write leaves either
+    the previous file or nothing.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        yield tmp
+        with contextlib.suppress(OSError):
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# --------------------------------------------------------------------------------------------
+# units
+# --------------------------------------------------------------------------------------------
+@functools.cache
+def _registry():
+    import pint
+
+    ureg = pint.UnitRegistry()
+    ureg.define("fraction = [] = frac")
+    return ureg
+
+
+def _dimensionless(unit: str | None) -> bool:
+    return unit is None or unit.strip() in ("", "1", "-", "0/1", "bool", "dimensionless")
+
+
+def to_si(values: np.ndarray | float, unit: str | None, expected: str | None = None, *,
+          source: str | None = None, key: str | None = None) -> np.ndarray | float:
+    """Convert ``values`` given in ``unit`` to the SI unit ``expected`` (e.g. ``"m"``, ``"rad/s"``).
+
+    With ``expected=None`` the values are converted to pint's base (SI) units of ``unit``.
+    ``unit`` of ``None``, ``""``, ``"1"`` or ``"0/1"`` means dimensionless.
+
+    Raises
+    ------
+    InputError
+        Unknown unit, or a unit whose dimension differs from ``expected``.
+    """
+    if _dimensionless(unit) and (expected is None or _dimensionless(expected)):
+        return values
+    ureg = _registry()
+    src = "dimensionless" if _dimensionless(unit) else unit
+    dst = "dimensionless" if _dimensionless(expected) else expected
+    try:
+        q = ureg.Quantity(np.asarray(values, dtype=float), src)
+    except Exception:  # pint raises several types for a bad unit string
+        raise InputError(f"unknown unit '{unit}'", source=source, key=key) from None
+    try:
+        out = q.to(dst) if dst is not None else q.to_base_units()
+    except Exception:
+        raise InputError(f"unit '{unit}' is not compatible with '{expected}'", source=source,
+                         key=key) from None
+    mag = out.magnitude
+    return float(mag) if np.ndim(mag) == 0 else np.asarray(mag, dtype=float)
+
+
+def from_si(values: np.ndarray | float, si_unit: str | None, unit: str | None) -> np.ndarray | float:
+    """Convert SI ``values`` (in ``si_unit``) to ``unit`` for writing."""
+    if unit is None or unit == si_unit or _dimensionless(unit):
+        return values
+    return to_si(values, si_unit, unit)
+
+
+def parse_header(header: str) -> tuple[str, str | None]:
+    """Split a CSV header ``"stroke[mm]"`` into ``("stroke", "mm")``; no brackets: unit None."""
+    m = _HEADER.match(str(header))
+    if not m:
+        return str(header).strip(), None
+    return m.group("name"), m.group("unit")
+
+
+# --------------------------------------------------------------------------------------------
+# TOML
+# --------------------------------------------------------------------------------------------
+def load_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a TOML file; a missing file or a syntax error is an :class:`InputError` naming it."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a TOML file", source=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"invalid TOML: {exc}", source=str(path)) from None
+    except UnicodeDecodeError:
+        raise InputError("not a text (UTF-8) TOML file", source=str(path)) from None
+
+
+# --------------------------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------------------------
+def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None = None, *,
+               required: tuple[str, ...] = (), allow_nan: bool = True) -> tuple[Any, dict[str, str | None]]:
+    """Read a CSV or Parquet table and convert known columns to SI.
+
+    Units come from CSV headers ``name[unit]`` or from the Parquet field metadata key ``unit``.
+    A column without a unit is taken to be in SI already.
+
+    Parameters
+    ----------
+    path
+        ``.csv`` or ``.parquet`` file.
+    units
+        Expected SI unit per column name (``{"q": "m", "force": "N"}``); listed columns present
+        in the file are converted to it. Other columns are converted to pint base units.
+    required
+        Columns that must be present.
+    allow_nan
+        When False, a NaN or infinite value is an error naming its row and column.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Columns named without units, float64 values in SI.
+    file_units : dict
+        The unit each column had in the file (None where it had none).
+    """
+    import pandas as pd
+
+    path = Path(path)
+    src = str(path)
+    if not path.exists():
+        raise InputError("no such file", source=src)
+    if path.is_dir():
+        raise InputError("is a directory, expected a CSV or Parquet file", source=src)
+    if path.stat().st_size == 0:
+        raise InputError("file is empty", source=src)
+    suffix = path.suffix.lower()
+    file_units: dict[str, str | None] = {}
+    if suffix in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(path)
+        except Exception as exc:
+            raise InputError(f"not a readable Parquet file ({exc.__class__.__name__})",
+                             source=src) from None
+        for field in table.schema:
+            meta = field.metadata or {}
+            unit = meta.get(b"unit")
+            file_units[field.name] = unit.decode() if unit is not None else None
+        frame = table.to_pandas()
+    elif suffix in (".csv", ".txt"):
+        try:
+            frame = pd.read_csv(path, comment="#", skipinitialspace=True)
+        except pd.errors.EmptyDataError:
+            raise InputError("file is empty", source=src) from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InputError(f"not a readable CSV file: {exc}", source=src) from None
+        renamed = {}
+        for col in frame.columns:
+            name, unit = parse_header(col)
+            if name in file_units:
+                raise InputError("column appears twice", source=src, key=name)
+            file_units[name] = unit
+            renamed[col] = name
+        frame = frame.rename(columns=renamed)
+    else:
+        raise InputError(f"unknown table format '{suffix}' (expected .csv or .parquet)", source=src)
+
+    if len(frame) == 0:
+        raise InputError("table has no rows", source=src)
+    for name in required:
+        if name not in frame.columns:
+            have = ", ".join(map(str, frame.columns))
+            raise InputError(f"missing column (have: {have})", source=src, key=name)
+
+    expected = dict(units or {})
+    out = {}
+    for name in frame.columns:
+        col = frame[name]
+        values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+        bad = np.isnan(values) & col.notna().to_numpy()
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0]) + 1
+            raise InputError(f"not a number: {col.iloc[row - 1]!r}", source=src, key=name, row=row)
+        if not allow_nan:
+            nonfinite = ~np.isfinite(values)
+            if nonfinite.any():
+                row = int(np.flatnonzero(nonfinite)[0]) + 1
+                raise InputError("missing or non-finite value", source=src, key=name, row=row)
+        unit = file_units.get(name)
+        if name in expected:
+            values = to_si(values, unit, expected[name], source=src, key=name)
+        elif not _dimensionless(unit):
+            values = to_si(values, unit, None, source=src, key=name)
+        out[name] = values
+    return pd.DataFrame(out), file_units
+
+
+def write_table(frame: Any, path: str | os.PathLike, units: Mapping[str, str | None] | None = None) -> Path:
+    """Write a table atomically: Parquet with the field metadata key ``unit``, or CSV with
+    headers ``name[unit]``. Values are written as given (SI)."""
+    import pandas as pd
+
+    path = Path(path)
+    units = dict(units or {})
+    frame = pd.DataFrame(frame)
+    suffix = path.suffix.lower()
+    with atomic_path(path) as tmp:
+        if suffix in (".parquet", ".pq"):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            fields = []
+            for field in table.schema:
+                unit = units.get(field.name)
+                fields.append(field.with_metadata({"unit": unit}) if unit is not None else field)
+            table = table.cast(pa.schema(fields))
+            pq.write_table(table, tmp)
+        elif suffix in (".csv", ".txt"):
+            header = [f"{c}[{units[c]}]" if units.get(c) else str(c) for c in frame.columns]
+            frame.to_csv(tmp, index=False, header=header, float_format="%.10g")
+        else:
+            raise InputError(f"unknown table format '{suffix}' (expected .csv or .parquet)",
+                             source=str(path))
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def write_json(obj: Any, path: str | os.PathLike) -> Path:
+    """Write ``obj`` as indented JSON atomically; numpy scalars and arrays become plain JSON,
+    non-finite floats become ``null``."""
+    path = Path(path)
+    text = json.dumps(_jsonable(obj), indent=2, sort_keys=False, allow_nan=False)
+    with atomic_path(path) as tmp:
+        tmp.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Read a JSON file; errors name the file."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no such file", source=str(path)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"invalid JSON: {exc}", source=str(path)) from None
+
+
+# --------------------------------------------------------------------------------------------
+# provenance
+# --------------------------------------------------------------------------------------------
+def versions() -> dict[str, str]:
+    """Versions of dockrecon, Python and the numerical libraries, for result files."""
+    from importlib import metadata
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for dist in ("dockrecon", "numpy", "scipy", "numba", "pandas", "pyarrow", "lmfit", "emcee",
+                 "matplotlib"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
