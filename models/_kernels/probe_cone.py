@@ -61,7 +61,8 @@ from numba import njit, prange
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_normalize, quat_to_dcm
+from models._kernels.rigid_body import (dcm_to_quat, euler_rhs, quat_deriv, quat_normalize,
+                                        quat_to_dcm)
 
 __all__ = [
     "NP", "NY", "NCH", "N_EV", "N_LATCH",
@@ -496,7 +497,11 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     twa = sc[24:24 + ck.TW_SIZE]
     twp = sc[33:33 + ck.TW_SIZE]
     twa[0], twa[1], twa[2] = _mv(APU, y[Y_VH], y[Y_VH + 1], y[Y_VH + 2])
-    twa[3], twa[4], twa[5] = _mv(APU, fr[6], fr[7], fr[8])
+    # head angular velocity: vehicle 1 plus the housing rotation p x pdot / |p|^2 (AU axes)
+    gx, gy, gz = _cr(px, py, pz, pdx, pdy, pdz)
+    il2 = il * il
+    gIx, gIy, gIz = _mtv(AAU, gx * il2, gy * il2, gz * il2)
+    twa[3], twa[4], twa[5] = _mv(APU, fr[6] + gIx, fr[7] + gIy, fr[8] + gIz)
     twa[6] = hx
     twa[7] = hy
     twa[8] = hz
@@ -635,8 +640,18 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     rx1 = y[Y_RH] - y[Y_R1]
     ry1 = y[Y_RH + 1] - y[Y_R1 + 1]
     rz1 = y[Y_RH + 2] - y[Y_R1 + 2]
-    t2x, t2y, t2z = _cr(rx1, ry1, rz1, -fmIx, -fmIy, -fmIz)
+    # couple of the contact forces about the head centre: the head turns with vehicle 1 and
+    # with the housing (delta theta = p x delta p / |p|^2), so by virtual work the couple acts
+    # on vehicle 1 and as the generalized force (m x p) / |p|^2 on the head point, whose
+    # reaction the base takes at the head point
     caIx, caIy, caIz = _mtv(APU, acc[6], acc[7], acc[8])
+    cAx, cAy, cAz = _mv(AAU, caIx, caIy, caIz)
+    fpx, fpy, fpz = _cr(cAx, cAy, cAz, px, py, pz)
+    fpIx, fpIy, fpIz = _mtv(AAU, fpx * il2, fpy * il2, fpz * il2)
+    fmIx += fpIx
+    fmIy += fpIy
+    fmIz += fpIz
+    t2x, t2y, t2z = _cr(rx1, ry1, rz1, -fmIx, -fmIy, -fmIz)
     M1x, M1y, M1z = _mv(A1, t2x + caIx, t2y + caIy, t2z + caIz)
     F1x = -fmIx
     F1y = -fmIy
@@ -740,8 +755,6 @@ def initial_state(P, y):
     AU minus that of PU, in PU axes. The probe is extended (stroke 0, gimbal angles 0) and
     moves with the active vehicle; all energy accumulators are zero.
     """
-    from models._kernels.rigid_body import dcm_to_quat
-
     ic = P[P_IC:P_IC + 12]
     for k in range(NY):
         y[k] = 0.0
@@ -857,6 +870,16 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
     for e in range(N_ELEM):
         stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate, e * hk.F_SIZE,
                              qs[e], qds[e], t)
+        if stt == hk.ST_ILLEGAL:
+            # Workaround (requested from the hysteresis module as a lenient mode): the rate
+            # changed sign inside the step (e.g. state 0 left upwards and reversed, 10 -> 2 ->
+            # 3, 3 -> 2 -> 3). Replay it as two legal rows: first with the opposite rate sign,
+            # then with the end rate. A second failure stops the run as the paper does.
+            stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate,
+                                 e * hk.F_SIZE, qs[e], -qds[e], t)
+            if stt == hk.ST_OK:
+                stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate,
+                                     e * hk.F_SIZE, qs[e], qds[e], t)
         if stt != hk.ST_OK:
             info[0] = t
             info[1] = e
@@ -887,19 +910,36 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
         bx, by, bz = _housing_rot(ux, uy, uz, 0.0, ey, ez)
         bIx, bIy, bIz = _mtv(AAU, bx, by, bz)
         erx, ery, erz = _mv(APU, bIx, bIy, bIz)
+        # trigger (digest 8.4 step 6): the reverse segment (inner end -> tip) crosses the slot
+        # plane inside the narrow part of the window, so that the locking contact starts
+        # without penetration
         sl = slots[i]
-        vx = tx - sl[ck.SL_VX]
-        vy = ty - sl[ck.SL_VX + 1]
-        vz = tz - sl[ck.SL_VX + 2]
-        d1 = vx * sl[ck.SL_EX] + vy * sl[ck.SL_EX + 1] + vz * sl[ck.SL_EX + 2]
-        tt = vx * sl[ck.SL_ET] + vy * sl[ck.SL_ET + 1] + vz * sl[ck.SL_ET + 2]
-        dn_ = vx * sl[ck.SL_EN] + vy * sl[ck.SL_EN + 1] + vz * sl[ck.SL_EN + 2]
-        if d1 >= 0.0 and d1 <= sl[ck.SL_DLX2] and abs(tt) <= sl[ck.SL_DLL1] and dn_ > 0.0:
-            latch[i] = 1
-            LF[i, LF_DELTA] = 0.0
-            ev[EV_LATCH + i] = t
-            ntrig += 1
-            continue
+        rin = P[P_LATCH_RIN]
+        ix, iy, iz = _housing_rot(ux, uy, uz, P[P_LATCH_X], rin * ey, rin * ez)
+        iIx, iIy, iIz = _mtv(AAU, ix, iy, iz)
+        qx, qy, qz = _mv(APU, iIx, iIy, iIz)
+        qx += hx
+        qy += hy
+        qz += hz
+        en_x = sl[ck.SL_EN]
+        en_y = sl[ck.SL_EN + 1]
+        en_z = sl[ck.SL_EN + 2]
+        den = (tx - qx) * en_x + (ty - qy) * en_y + (tz - qz) * en_z
+        num = (sl[ck.SL_VX] - qx) * en_x + (sl[ck.SL_VX + 1] - qy) * en_y + (
+            sl[ck.SL_VX + 2] - qz) * en_z
+        if den > 0.0 and num >= 0.0 and num <= den:
+            tc = num / den
+            vx = qx + tc * (tx - qx) - sl[ck.SL_VX]
+            vy = qy + tc * (ty - qy) - sl[ck.SL_VX + 1]
+            vz = qz + tc * (tz - qz) - sl[ck.SL_VX + 2]
+            d1 = vx * sl[ck.SL_EX] + vy * sl[ck.SL_EX + 1] + vz * sl[ck.SL_EX + 2]
+            tt = vx * sl[ck.SL_ET] + vy * sl[ck.SL_ET + 1] + vz * sl[ck.SL_ET + 2]
+            if d1 >= 0.0 and d1 <= sl[ck.SL_DLX1] and abs(tt) <= sl[ck.SL_DLL1]:
+                latch[i] = 1
+                LF[i, LF_DELTA] = 0.0
+                ev[EV_LATCH + i] = t
+                ntrig += 1
+                continue
         st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
             tx, ty, tz, 0.0, mer, 1e300, 0)
         if st == ck.CONTACT or st == ck.PENETRATION_EXCEEDED:
