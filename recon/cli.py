@@ -99,6 +99,89 @@ def progress_enabled(ctx: click.Context) -> bool:
 # Commands are added below, one block per capability.
 
 
+# --------------------------------------------------------------------------------------------
+# probe-cone docking (issue 4): simulate docking, bench docking
+@simulate.command("docking")
+@click.argument("scenario_path", metavar="SCENARIO.toml", type=click.Path(dir_okay=False))
+@click.option("--initial", "initial_path", metavar="ICS.toml", type=click.Path(dir_okay=False),
+              help="Initial conditions (the 12 rel_* keys, SI); default: the scenario's "
+                   "[initial] table.")
+@click.option("--output", "output_path", metavar="TRAJ.parquet", required=True,
+              type=click.Path(dir_okay=False), help="Trajectory file (.parquet or .csv).")
+@click.option("--events", "events_path", metavar="EVENTS.json", type=click.Path(dir_okay=False),
+              help="Write the event times here.")
+@click.option("--rate", type=float, default=None, metavar="HZ",
+              help="Output rate [Hz]; default: the scenario's integration.output_rate.")
+@click.option("--duration", type=float, default=None, metavar="S",
+              help="Simulated time [s]; default: the scenario's integration.duration.")
+def simulate_docking(scenario_path, initial_path, output_path, events_path, rate, duration):
+    """Simulate a probe-cone docking and write its telemetry, loads and energy ledger."""
+    from models.probe_cone import Scenario, SimulationError, simulate as run_docking
+    from models.probe_cone.config import InitialConditions
+    from models.probe_cone.simulate import CHANNEL_UNITS
+    from recon import io
+
+    try:
+        scn = Scenario.from_dict(io.load_toml(scenario_path))
+    except InputError as exc:
+        raise exc.with_source(scenario_path)
+    initial = None
+    if initial_path is not None:
+        d = io.load_toml(initial_path)
+        try:
+            if set(d) == {"initial"}:
+                initial = InitialConditions.from_dict(d["initial"])
+            else:
+                initial = InitialConditions.from_dict(d, prefix="")
+        except InputError as exc:
+            raise exc.with_source(initial_path)
+    if rate is not None and not rate > 0.0:
+        raise InputError("must be positive", key="--rate")
+    if duration is not None and not duration > 0.0:
+        raise InputError("must be positive", key="--duration")
+    try:
+        traj = run_docking(scn, initial, rate=rate, duration=duration)
+    except SimulationError as exc:
+        raise InputError(str(exc), source=scenario_path) from None
+    except InputError as exc:
+        raise exc.with_source(scenario_path)
+    frame = traj.to_frame()
+    io.write_table(frame, output_path, {c: CHANNEL_UNITS.get(c, "s") for c in frame.columns})
+    if events_path is not None:
+        io.write_json({"events": traj.event_list(),
+                       "scenario": str(scenario_path),
+                       "settings": {"rate": rate, "duration": duration,
+                                    "initial": str(initial_path) if initial_path else None},
+                       "versions": io.versions()}, events_path)
+    log.info("docking: %d samples, capture %s", len(traj.t), traj.events.get("capture"))
+
+
+@cli.group(cls=_Group)
+def bench() -> None:
+    """Measure the speed of the compiled kernels."""
+
+
+@bench.command("docking")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@click.option("--repeats", type=int, default=5, show_default=True)
+@click.option("--batch", type=int, default=16, show_default=True)
+def bench_docking(as_json, repeats, batch):
+    """Reference 20-s probe-cone docking on one core, the batch on two cores."""
+    import json
+
+    from models.probe_cone import load_preset
+    from models.probe_cone.benchmark import benchmark
+
+    if repeats < 1 or batch < 1:
+        raise InputError("must be at least 1", key="--repeats/--batch")
+    fig = benchmark(load_preset("reference"), repeats=repeats, batch=batch)
+    if as_json:
+        click.echo(json.dumps(fig))
+    else:
+        for k, v in fig.items():
+            click.echo(f"{k:20s} {v}")
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="dockrecon")

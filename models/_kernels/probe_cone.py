@@ -273,6 +273,17 @@ def _housing_rot(ux, uy, uz, vx, vy, vz):
 
 
 @njit(**NJIT)
+def _latch_dirs(i):
+    if i == 0:
+        return 1.0, 0.0
+    if i == 1:
+        return 0.0, 1.0
+    if i == 2:
+        return -1.0, 0.0
+    return 0.0, -1.0
+
+
+@njit(**NJIT)
 def _branch_potential(table, b, n, x):
     """Integral from 0 to ``x`` (side frame, x >= 0) of the branch whose ``q`` array starts at
     ``table[b]`` (hysteresis kernel layout)."""
@@ -430,8 +441,8 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law,
 
 @njit(**NJIT)
 def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M, sc):
-    """Derivative of the state; returns a status code. ``M`` is a scratch of 3x3 matrices
-    (8, 3, 3), ``sc`` a float scratch (NSC); ``wk`` receives interface loads and contact
+    """Derivative of the state; returns a status code. ``M`` holds 3x3 matrices
+    (12, 3, 3; see :func:`run`), ``sc`` a float scratch (NSC); ``wk`` receives interface loads and contact
     flags. Allocation-free."""
     A1 = M[0]
     A2 = M[1]
@@ -441,8 +452,6 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     G2 = M[5]
     J1 = M[6]
     J2 = M[7]
-    _m3(P, P_G1, G1)
-    _m3(P, P_G2, G2)
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
 
@@ -539,35 +548,32 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     for i in range(N_LATCH):
         any_trig += latch[i]
     if any_trig > 0:
-        # housing axes -> PU axes: R_PU<-AU (APU AAU^T) after the housing rotation
+        # columns of the housing -> PU rotation (APU AAU^T Rg), built once per evaluation:
+        # c0 = image of X_H, c1 = of Y_H, c2 = of Z_H
+        C = M[11]
+        for j in range(3):
+            vx = 1.0 if j == 0 else 0.0
+            vy = 1.0 if j == 1 else 0.0
+            vz = 1.0 if j == 2 else 0.0
+            ax, ay, az = _housing_rot(ux, uy, uz, vx, vy, vz)
+            aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
+            C[0, j], C[1, j], C[2, j] = _mv(APU, aIx, aIy, aIz)
+        xl = P[P_LATCH_X]
+        r_in = P[P_LATCH_RIN]
+        r_out = P[P_LATCH_R]
         for i in range(N_LATCH):
             if latch[i] == 0:
                 continue
-            ey = 0.0
-            ez = 0.0
-            if i == 0:
-                ey = 1.0
-            elif i == 1:
-                ez = 1.0
-            elif i == 2:
-                ey = -1.0
-            else:
-                ez = -1.0
-            xl = P[P_LATCH_X]
-            r_in = P[P_LATCH_RIN]
-            r_out = P[P_LATCH_R]
-            ax, ay, az = _housing_rot(ux, uy, uz, xl, r_in * ey, r_in * ez)
-            bx, by, bz = _housing_rot(ux, uy, uz, xl, r_out * ey, r_out * ez)
-            aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
-            bIx, bIy, bIz = _mtv(AAU, bx, by, bz)
-            p1x, p1y, p1z = _mv(APU, aIx, aIy, aIz)
-            p2x, p2y, p2z = _mv(APU, bIx, bIy, bIz)
-            p1x += hx
-            p1y += hy
-            p1z += hz
-            lx = p2x + hx - p1x
-            ly = p2y + hy - p1y
-            lz = p2z + hz - p1z
+            ey, ez = _latch_dirs(i)
+            dx = ey * C[0, 1] + ez * C[0, 2]
+            dy_ = ey * C[1, 1] + ez * C[1, 2]
+            dz = ey * C[2, 1] + ez * C[2, 2]
+            p1x = hx + xl * C[0, 0] + r_in * dx
+            p1y = hy + xl * C[1, 0] + r_in * dy_
+            p1z = hz + xl * C[2, 0] + r_in * dz
+            lx = (r_out - r_in) * dx
+            ly = (r_out - r_in) * dy_
+            lz = (r_out - r_in) * dz
             sl = slots[i]
             feat = 0
             while True:
@@ -680,10 +686,7 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     dy[Y_VH] = (fmIx - fIx) * imh
     dy[Y_VH + 1] = (fmIy - fIy) * imh
     dy[Y_VH + 2] = (fmIz - fIz) * imh
-    _m3(P, P_J1, J1)
-    _m3(P, P_J2, J2)
-    JI = M[4]  # G1 no longer needed
-    _m3(P, P_JI1, JI)
+    JI = M[8]
     w = sc[55:58]
     mm = sc[58:61]
     dw = sc[61:64]
@@ -698,7 +701,7 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     dy[Y_W1 + 1] = dw[1]
     dy[Y_W1 + 2] = dw[2]
     quat_deriv(y, Y_Q1, w, dy, Y_Q1)
-    _m3(P, P_JI2, JI)
+    JI = M[9]
     w[0] = y[Y_W2]
     w[1] = y[Y_W2 + 1]
     w[2] = y[Y_W2 + 2]
@@ -828,17 +831,6 @@ def initial_state(P, y):
 # --------------------------------------------------------------------------------------------
 # between steps
 @njit(**NJIT)
-def _latch_dirs(i):
-    if i == 0:
-        return 1.0, 0.0
-    if i == 1:
-        return 0.0, 1.0
-    if i == 2:
-        return -1.0, 0.0
-    return 0.0, -1.0
-
-
-@njit(**NJIT)
 def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""
@@ -848,8 +840,6 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
     APU = M[3]
     G1 = M[4]
     G2 = M[5]
-    _m3(P, P_G1, G1)
-    _m3(P, P_G2, G2)
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
     px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
@@ -979,8 +969,6 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     G2 = M[5]
     J1 = M[6]
     J2 = M[7]
-    _m3(P, P_G1, G1)
-    _m3(P, P_G2, G2)
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
     px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
@@ -1009,7 +997,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     v[O_REL + 3] = a
     v[O_REL + 4] = b
     v[O_REL + 5] = c
-    APAU = M[6]
+    APAU = M[10]
     # A_PAU = AAU APU^T
     for i in range(3):
         for j in range(3):
@@ -1030,8 +1018,6 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
         v[O_FIF + k] = wk[WK_FIF + k]
         v[O_MIF + k] = wk[WK_MIF + k]
     # energies and momenta
-    _m3(P, P_J1, J1)
-    _m3(P, P_J2, J2)
     ek = 0.0
     m1 = P[P_M1]
     m2 = P[P_M2]
@@ -1165,7 +1151,15 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     fstate = np.zeros(N_ELEM * hk.F_SIZE)
     latch = np.zeros(N_LATCH, dtype=np.int64)
     LF = np.zeros((N_LATCH, NLF))
-    M = np.empty((8, 3, 3))
+    # 3x3 matrices: 0 A1, 1 A2, 2 A_AU, 3 A_PU (per evaluation); 4 G1, 5 G2, 6 J1, 7 J2,
+    # 8 J1^-1, 9 J2^-1 (constant, loaded once); 10, 11 scratch
+    M = np.empty((12, 3, 3))
+    _m3(P, P_G1, M[4])
+    _m3(P, P_G2, M[5])
+    _m3(P, P_J1, M[6])
+    _m3(P, P_J2, M[7])
+    _m3(P, P_JI1, M[8])
+    _m3(P, P_JI2, M[9])
     sc = np.zeros(NSC + NCH)
     wk = np.zeros(NWK)
     y = np.empty(NY)

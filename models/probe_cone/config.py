@@ -103,6 +103,29 @@ def _dataclass_from(cls, d: Mapping[str, Any], prefix: str, **special):
     return cls(**kw)
 
 
+def _element(b: dict, name: str, dof: str, *, brake: bool):
+    """Build a hysteresis element of :mod:`models.hysteresis` from branch tables; its own
+    validation (A.3 consistency constraints) applies, and an error names the absorber."""
+    from models.hysteresis import element_from_dict
+
+    def side(sfx: str) -> dict:
+        d = {"forward": {"q": list(b["qF" + sfx]), "Q": list(b["QF" + sfx])},
+             "backward": {"q": list(b["qB" + sfx]), "Q": list(b["QB" + sfx])}}
+        if brake:
+            d["k3"] = float(b["k3" + sfx])
+        else:
+            d["k_max"] = float(b["k3" + sfx])
+        return d
+
+    d = {"name": name, "variant": "friction_brake" if brake else "constant", "dof": dof,
+         "positive": side("P"), "negative": side("N")}
+    try:
+        return element_from_dict(d)
+    except InputError as exc:
+        raise InputError(f"absorber characteristic rejected by the hysteresis model: {exc}",
+                         key=f"probe.{name}") from None
+
+
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class InitialConditions:
@@ -224,6 +247,10 @@ class AxialAbsorber:
                     qFN=qFN, QFN=QFN, kFN=kFN, qBN=qBN, QBN=QBN, kBN=kBN,
                     k3P=ks, k3N=ks, kind=1.0)
 
+    def element(self):
+        """The :class:`models.hysteresis.FrictionBrakeElement` (validated by that module)."""
+        return _element(self.branches(), "axial_absorber", "linear", brake=True)
+
 
 @dataclass(frozen=True)
 class LateralAbsorber:
@@ -279,6 +306,10 @@ class LateralAbsorber:
         return dict(qFP=qF, QFP=QF, kFP=kF, qBP=qB, QBP=QB, kBP=kB,
                     qFN=-qF, QFN=-QF, kFN=kF.copy(), qBN=-qB, QBN=-QB, kBN=kB.copy(),
                     k3P=kmax, k3N=kmax, kind=0.0)
+
+    def element(self, name: str = "lateral_absorber"):
+        """The :class:`models.hysteresis.HysteresisElement` (validated by that module)."""
+        return _element(self.branches(), name, "angular", brake=False)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from models.errors import DockreconError, InputError
-from models._kernels import hysteresis as hk
 from models._kernels import probe_cone as kp
 from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
 
@@ -125,33 +124,6 @@ class SimulationError(DockreconError):
 
 
 # --------------------------------------------------------------------------------------------
-def _pack_elements(elements: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
-    """Pack hysteresis branch tables into the kernel layout of
-    :mod:`models._kernels.hysteresis` (negative side stored mirrored)."""
-    sizes = [hk.element_size(len(e["qFP"]), len(e["qFN"])) for e in elements]
-    toff = np.zeros(len(elements), dtype=np.int64)
-    toff[1:] = np.cumsum(sizes)[:-1]
-    table = np.zeros(int(sum(sizes)))
-    for e, t0 in zip(elements, toff):
-        n_p = len(e["qFP"])
-        n_n = len(e["qFN"])
-        table[t0 + hk.H_KIND] = e["kind"]
-        table[t0 + hk.H_NP] = n_p
-        table[t0 + hk.H_NN] = n_n
-        table[t0 + hk.H_K3P] = e["k3P"]
-        table[t0 + hk.H_K3N] = e["k3N"]
-        table[t0 + hk.H_TOL] = 1e-9 * max(abs(e["qFP"][-1]), abs(e["qFN"][-1]))
-        b = t0 + hk.H_SIZE
-        for arr in (e["qFP"], e["QFP"], e["kFP"], e["qBP"], e["QBP"], e["kBP"]):
-            table[b:b + n_p] = arr
-            b += n_p
-        for arr, sgn in ((e["qFN"], -1), (e["QFN"], -1), (e["kFN"], 1), (e["qBN"], -1),
-                         (e["QBN"], -1), (e["kBN"], 1)):
-            table[b:b + n_n] = sgn * np.asarray(arr)
-            b += n_n
-    return table, toff
-
-
 @dataclass(frozen=True)
 class Packed:
     """The kernel's arrays for one scenario (built once by :func:`pack`)."""
@@ -230,8 +202,11 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_F_SLIP] = pr.axial.slip_force
     P[kp.P_W2:kp.P_W2 + 3] = scenario.passive_initial_rate
     P[kp.P_IC:kp.P_IC + 12] = ic.as_array()
-    lat = pr.lateral.branches()
-    table, toff = _pack_elements([pr.axial.branches(), lat, lat])
+    from models.hysteresis import pack_elements
+
+    pe = pack_elements([pr.axial.element(), pr.lateral.element("lateral_absorber_yaw"),
+                        pr.lateral.element("lateral_absorber_pitch")])
+    table, toff = np.array(pe.table), pe.toff
     mer = scenario.cone.meridian_table()
     if pr.head_radius >= scenario.cone.socket_radius:
         raise InputError("head does not fit the socket", key="probe.head_radius")
