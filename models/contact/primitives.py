@@ -460,32 +460,32 @@ class GeneratorFan:
 
     @classmethod
     def petal(cls, *, n_bits: int, start_radius: float, start_x: float, apex_x: float,
-              phi_min: float, phi_max: float, length: float,
-              side_planes: Sequence[tuple[Sequence[float], Sequence[float]]] = ()
-              ) -> "GeneratorFan":
+              phi_min: float, phi_max: float, length_max: float, length_min: float,
+              edge_fraction: float = 0.2) -> "GeneratorFan":
         """Generators of a petal's conical surface (digest 9.1 dev note, a reconstruction).
 
         Generator ``k = 0 .. 2^N`` starts at angle ``phi_k`` (uniform over
-        ``[phi_min, phi_max]`` [rad]) on the circle of radius ``start_radius`` (the
-        ``R_R,max`` circle) in the plane ``x = start_x``, points at the cone apex
-        ``(apex_x, 0, 0)`` and has length ``min(length, distance to the first side plane it
-        crosses)``; each side plane is ``(point, normal)`` [m].
+        ``[phi_min, phi_max]`` [rad]) on the circle of radius ``start_radius`` [m] (the
+        ``R_R,max`` circle) in the plane ``x = start_x`` [m] and points at the cone apex
+        ``(apex_x, 0, 0)``. Its length is ``length_max`` [m] in the middle of the petal and
+        grows linearly from ``length_min`` at the first and last generator over
+        ``edge_fraction`` of the span at each end (the generators cut by the inclined side
+        faces: monotone length there, as the paper's modified dichotomy assumes). Real petals
+        take the lengths from the side-face planes of the design.
         """
         if n_bits < 1:
             raise InputError("n_bits must be >= 1", key="fan.n_bits")
+        if not 0.0 < length_min <= length_max:
+            raise InputError("need 0 < length_min <= length_max", key="fan.length_min")
+        if not 0.0 < edge_fraction <= 0.5:
+            raise InputError("must be in (0, 0.5]", key="fan.edge_fraction")
         phi = np.linspace(phi_min, phi_max, 2 ** n_bits + 1)
         starts = np.stack([np.full_like(phi, start_x), start_radius * np.cos(phi),
                            start_radius * np.sin(phi)], axis=1)
         u = np.array([apex_x, 0.0, 0.0]) - starts
         u /= np.linalg.norm(u, axis=1)[:, None]
-        lengths = np.full(len(phi), float(length))
-        for point, normal in side_planes:
-            nrm = np.asarray(normal, float)
-            den = u @ nrm
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = ((np.asarray(point, float) - starts) @ nrm) / den
-            hit = (den != 0.0) & (t > 0.0)
-            lengths = np.where(hit, np.minimum(lengths, t), lengths)
+        frac = np.minimum(np.arange(len(phi)), np.arange(len(phi))[::-1]) / (len(phi) - 1)
+        lengths = length_min + (length_max - length_min) * np.minimum(frac / edge_fraction, 1.0)
         return cls(starts, u * lengths[:, None])
 
     @cached_property
