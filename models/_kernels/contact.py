@@ -11,7 +11,8 @@ call these functions from inside their own ``@njit`` RK4 loops at every stage, s
 
       (status, depth, nx, ny, nz, px, py, pz, feature)
 
-  ``status`` (int64): :data:`NONE` (0, no contact; the other fields are zero), :data:`CONTACT`
+  ``status`` (int64): :data:`NONE` (0, no contact; the floats are zero and ``feature`` is
+  -1), :data:`CONTACT`
   (1), :data:`PENETRATION_EXCEEDED` (2: a contact whose ``depth > dn_max``; all fields are
   filled so the caller can report them) or :data:`GEOMETRY_RANGE` (3: a closed form used
   outside its validity, e.g. a sphere centre on the axis of a cylinder; the other fields are

@@ -34,10 +34,14 @@ class PenetrationExceeded(ContactError):
         Poses of both bodies (any mapping of names to arrays), recorded for the run log.
     feature
         Feature id of the passive primitive.
+    step
+        Integration step [s] in use, when known.
     """
 
     def __init__(self, pair: str, depth: float, limit: float, *, time: float | None = None,
-                 poses: dict[str, Any] | None = None, feature: int = -1) -> None:
+                 poses: dict[str, Any] | None = None, feature: int = -1,
+                 step: float | None = None) -> None:
+        self.step = step
         self.pair = pair
         self.depth = float(depth)
         self.limit = float(limit)

@@ -17,7 +17,7 @@ Seed digest ``docking-contact-models.md`` sections 6, 7, 8.1, 8.5, 9.1, 9.7 and 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Iterable, Sequence
 
@@ -28,6 +28,33 @@ from models.errors import InputError
 
 __all__ = ["Sphere", "Segment", "Circle", "SurfaceOfRevolution", "PlaneFragment",
            "StopSurface45", "Slot", "GeneratorFan", "vec3"]
+
+
+class _FromDict:
+    """``from_dict`` for the primitives: a plain dict of SI values, unknown keys are errors."""
+
+    @classmethod
+    def from_dict(cls, d: dict, *, key: str | None = None):
+        """Build from a plain dict (already in SI units, e.g. from ``recon.io.load_toml``).
+
+        Raises :class:`InputError` naming the dotted key of an unknown or missing entry.
+        """
+        prefix = key or cls.__name__.lower()
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        if not isinstance(d, dict):
+            raise InputError("expected a table", key=prefix)
+        unknown = sorted(set(d) - set(names))
+        if unknown:
+            raise InputError(f"unknown key (expected one of {', '.join(names)})",
+                             key=f"{prefix}.{unknown[0]}")
+        try:
+            return cls(**d)
+        except TypeError as exc:
+            raise InputError(f"missing entries: {exc}", key=prefix) from exc
+        except InputError as exc:
+            if exc.key and not exc.key.startswith(prefix):
+                exc.key = f"{prefix}.{exc.key.split('.', 1)[-1]}"
+            raise
 
 
 def vec3(value: Iterable[float], key: str) -> tuple[float, float, float]:
@@ -62,7 +89,7 @@ def _to_pu(p: Sequence[float], r: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Sphere:
+class Sphere(_FromDict):
     """Sphere (or point when ``radius == 0``): probe head, alignment roller, sensor sphere.
 
     Parameters
@@ -88,7 +115,7 @@ class Sphere:
 
 
 @dataclass(frozen=True)
-class Segment:
+class Segment(_FromDict):
     """Directed segment ``start + t * vector``, ``t`` in [0, 1] (digest 7.5).
 
     Parameters
@@ -121,7 +148,7 @@ class Segment:
 
 
 @dataclass(frozen=True)
-class Circle:
+class Circle(_FromDict):
     """Boundary circle (digest 7.6): the mouth of the receiving cone, the socket entry, the
     inner boundary circle of a ring.
 
@@ -171,7 +198,7 @@ class Circle:
 
 
 @dataclass(frozen=True, eq=False)
-class SurfaceOfRevolution:
+class SurfaceOfRevolution(_FromDict):
     """Surface of revolution about ``X_PU`` given by its meridian polyline.
 
     Truncated cones (digest 7.1), cylinders (7.3), annular plane fragments normal to the axis
@@ -262,7 +289,7 @@ class SurfaceOfRevolution:
 
 
 @dataclass(frozen=True)
-class PlaneFragment:
+class PlaneFragment(_FromDict):
     """Annular plane fragment normal to ``X_PU`` (digest 7.4, 9.4): socket bottom, ring plane.
 
     Parameters
@@ -302,7 +329,7 @@ class PlaneFragment:
 
 
 @dataclass(frozen=True)
-class StopSurface45:
+class StopSurface45(_FromDict):
     """45-degree conical stop surface of the peripheral unit (digest 9.7).
 
     ``rho_s(x) = rho0 + sigma (x - x0)``, material at ``rho > rho_s``. The guide surface of
@@ -356,7 +383,7 @@ class StopSurface45:
 
 
 @dataclass(frozen=True)
-class Slot:
+class Slot(_FromDict):
     """Socket slot of a probe-head latch after capture (digest 8.5; Fig. 9 is missing, so the
     profile is the digest's reconstruction).
 
