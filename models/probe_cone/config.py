@@ -378,29 +378,15 @@ class Cone:
     def socket_radius(self) -> float:
         return float(self.meridian[-2, 1])
 
+    def surface(self):
+        """The :class:`models.contact.primitives.SurfaceOfRevolution` of the contact library."""
+        from models.contact.primitives import SurfaceOfRevolution
+
+        return SurfaceOfRevolution(meridian=tuple(map(tuple, np.asarray(self.meridian))))
+
     def meridian_table(self) -> np.ndarray:
         """Meridian table in the contact-kernel layout (``M_*`` columns)."""
-        from models._kernels import contact as ck
-
-        m = np.asarray(self.meridian, dtype=float)
-        n = m.shape[0]
-        tab = np.zeros((n, ck.M_NCOL))
-        tab[:, ck.M_X] = m[:, 0]
-        tab[:, ck.M_RHO] = m[:, 1]
-        seg = np.diff(m, axis=0)
-        ln = np.hypot(seg[:, 0], seg[:, 1])
-        tab[:-1, ck.M_TX] = seg[:, 0] / ln
-        tab[:-1, ck.M_TRHO] = seg[:, 1] / ln
-        tab[:-1, ck.M_LEN] = ln
-        tab[0, ck.M_KIND] = ck.KIND_END
-        tab[-1, ck.M_KIND] = ck.KIND_END
-        for k in range(1, n - 1):
-            tp = tab[k - 1, [ck.M_TX, ck.M_TRHO]]
-            tn = tab[k, [ck.M_TX, ck.M_TRHO]]
-            c = tp[0] * tn[1] - tp[1] * tn[0]
-            tab[k, ck.M_KIND] = (ck.KIND_CONVEX if c > 1e-12 else
-                                 ck.KIND_CONCAVE if c < -1e-12 else ck.KIND_STRAIGHT)
-        return tab
+        return np.ascontiguousarray(self.surface().packed)
 
 
 @dataclass(frozen=True)
@@ -456,25 +442,19 @@ class Slots:
             raise InputError("must be in (0, 1.5) rad", key="slots.incline")
 
     def slot_table(self, socket_radius: float) -> np.ndarray:
-        """(4, SL_SIZE) in the contact-kernel layout. Slot i lies in the socket wall plane
-        tangent at the latch i azimuth (slot 1 at +Y, 2 at +Z, 3 at -Y, 4 at -Z), vertex on
-        the stop, ``e_x = +X_PU``, ``e_t`` along the wall, ``e_n`` radial outward."""
-        from models._kernels import contact as ck
+        """(4, SL_SIZE) packed :class:`models.contact.primitives.Slot` s. Slot i lies in the
+        socket-wall plane tangent at the latch i azimuth (slot 1 at +Y, 2 at +Z, 3 at -Y,
+        4 at -Z), vertex on the stop, ``axial = +X_PU``, ``lateral`` along the wall, so the
+        plane normal (axial x lateral) points radially outward."""
+        from models.contact.primitives import Slot
 
-        out = np.zeros((4, ck.SL_SIZE))
-        dirs = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]
-        for i, (ey, ez) in enumerate(dirs):
-            out[i, ck.SL_VX:ck.SL_VX + 3] = [self.stop_x, socket_radius * ey, socket_radius * ez]
-            out[i, ck.SL_EX:ck.SL_EX + 3] = [1.0, 0.0, 0.0]
-            out[i, ck.SL_ET:ck.SL_ET + 3] = [0.0, -ez, ey]
-            out[i, ck.SL_EN:ck.SL_EN + 3] = [0.0, ey, ez]
-            out[i, ck.SL_DLL1] = self.half_width
-            out[i, ck.SL_DLX1] = self.narrow_length
-            out[i, ck.SL_DLX2] = self.inclined_end
-            out[i, ck.SL_TANB] = np.tan(self.incline)
-            out[i, ck.SL_SINB] = np.sin(self.incline)
-            out[i, ck.SL_COSB] = np.cos(self.incline)
-        return out
+        out = []
+        for ey, ez in [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)]:
+            sl = Slot(vertex=(self.stop_x, socket_radius * ey, socket_radius * ez),
+                      axial=(1.0, 0.0, 0.0), lateral=(0.0, ez, -ey), d_ll1=self.half_width,
+                      d_lx1=self.narrow_length, d_lx2=self.inclined_end, beta=self.incline)
+            out.append(sl.packed)
+        return np.ascontiguousarray(np.stack(out))
 
 
 @dataclass(frozen=True)
@@ -489,6 +469,13 @@ class ContactLaw:
     friction_velocity: float
     max_penetration: float
     model: str = "linear"
+
+    def law(self):
+        """The :class:`models.contact.force.ContactLaw` of the contact library."""
+        from models.contact.force import ContactLaw as _Law
+
+        return _Law(stiffness=self.stiffness, damping=self.damping, friction=self.friction,
+                    slip_regularization=self.friction_velocity, model=self.model)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ContactLaw":

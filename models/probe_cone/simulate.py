@@ -166,14 +166,7 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_CAX] = pr.axial_damping
     P[kp.P_CD1], P[kp.P_CD2] = pr.lateral_damping
     c = scenario.contact
-    from models._kernels import contact as ck
-
-    P[kp.P_LAW + ck.LAW_K] = c.stiffness
-    P[kp.P_LAW + ck.LAW_C] = c.damping
-    P[kp.P_LAW + ck.LAW_MU] = c.friction
-    P[kp.P_LAW + ck.LAW_VEPS] = c.friction_velocity
-    P[kp.P_LAW + ck.LAW_MODEL] = (ck.MODEL_LINEAR if c.model == "linear"
-                                  else ck.MODEL_HUNT_CROSSLEY)
+    P[kp.P_LAW:kp.P_LAW + 5] = c.law().packed
     P[kp.P_DNMAX] = c.max_penetration
     la = scenario.latches
     P[kp.P_LATCH_X] = la.axial_offset
