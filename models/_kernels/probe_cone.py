@@ -34,11 +34,14 @@ Model (what the kernel integrates)
   the head centre are carried to the active vehicle as couples.
 * Passive unit: receiving cone, socket cylinder and bottom as one surface of revolution
   (meridian table of :mod:`models._kernels.contact`), four slots. Head sphere vs that surface
-  (penalty law of the contact paper, digest §5); four latches: before triggering, zero-inertia
-  spring latches (radially retracting tips, preload ``f_L0`` and stiffness ``k_L``) whose
-  resistance is computed between steps and held during the next step (digest §8.4); a latch
-  triggers when its tip lies inside its slot window; capture when all four have triggered;
-  after triggering, the latch's reverse segment contacts its slot (digest §8.5).
+  (penalty law of the contact paper, digest §5); four latches and two head capture sensors:
+  before triggering (latches) / before capture (sensors), zero-inertia spring items
+  (radially retracting tips, preload and rate at the tip) whose resistance is computed
+  between steps and held during the next step (digest §8.4); a latch triggers when its
+  reverse segment crosses its slot plane inside the narrow part of the window; capture when
+  all four have triggered; after triggering, the latch's reverse segment contacts its slot
+  (digest §8.5); after capture the sensors rub on the socket wall with a constant total
+  axial friction.
 * Energy ledger integrated with the motion (RK4, the same forces): work into each absorber
   element, brake work while slipping, damper and contact dissipation, elastic contact work,
   latch-spring work and thrust work.
@@ -111,7 +114,13 @@ P_IC = 96          # the 12 initial conditions (IC_NAMES order)
 P_IM1 = 108        # derived by run(): 1/m1, 1/m2, 1/m_H (never set by the caller)
 P_IM2 = 109
 P_IMH = 110
-NP = 111
+P_SENS_X = 111     # head capture sensors (2, at +Z_H and -Z_H): tip abscissa [m]
+P_SENS_R = 112     # undeflected tip radius [m]
+P_SENS_F0 = 113    # spring preload at the tip [N]
+P_SENS_K = 114     # spring rate at the tip [N/m]
+P_SENS_TRAVEL = 115  # largest retraction [m]
+P_SENS_FR = 116    # total axial friction of the sensors on the socket wall after capture [N]
+NP = 117
 NSC = 64           # float scratch of one rhs evaluation
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
@@ -135,7 +144,7 @@ Y_W_LAT = 34    # work done on the lateral elements
 Y_E_DAMP = 35   # dissipated by the viscous dampers
 Y_E_CONT = 36   # dissipated by contacts (damping, friction, tensile clamp)
 Y_W_CK = 37     # elastic contact work, integral of k dn d(dn)
-Y_W_LATCH = 38  # work done on the latch springs before triggering
+Y_W_LATCH = 38  # work done on the latch and sensor springs (zero-inertia items)
 Y_W_THRUST = 39  # work done by the thrust
 NY = 40
 
@@ -147,6 +156,8 @@ E_THETA = 2
 N_ELEM = 3
 
 N_LATCH = 4
+N_SENS = 2
+N_PL = N_LATCH + N_SENS   # zero-inertia spring items: latches 0..3, capture sensors 4, 5
 
 # events
 EV_FIRST = 0
@@ -197,7 +208,7 @@ WK_BOTTOM = 8   # head on the socket bottom
 WK_STATUS = 9
 NWK = 10
 
-# latch scratch LF (float64[N_LATCH, NLF]): held force on the passive unit and its point (PU)
+# latch / sensor scratch LF (float64[N_PL, NLF]): held force on the passive unit and its point (PU)
 LF_F = 0
 LF_P = 3
 LF_DELTA = 6
@@ -281,6 +292,18 @@ def _latch_dirs(i):
     if i == 2:
         return -1.0, 0.0
     return 0.0, -1.0
+
+
+@njit(**NJIT)
+def _plunger(P, i):
+    """(tip abscissa, tip radius, preload, rate, travel, e_y, e_z) of zero-inertia spring item
+    ``i`` (latches 0..3, capture sensors 4 at +Z_H and 5 at -Z_H, in the plane X_H Z_H)."""
+    if i < N_LATCH:
+        ey, ez = _latch_dirs(i)
+        return (P[P_LATCH_X], P[P_LATCH_R], P[P_LATCH_F0], P[P_LATCH_K], P[P_LATCH_TRAVEL],
+                ey, ez)
+    ez = 1.0 if i == N_LATCH else -1.0
+    return (P[P_SENS_X], P[P_SENS_R], P[P_SENS_F0], P[P_SENS_K], P[P_SENS_TRAVEL], 0.0, ez)
 
 
 @njit(**NJIT)
@@ -587,10 +610,11 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
                 _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law,
                                acc)
                 feat = f + 1
-    # latches before triggering: held quasi-static forces (force on passive, PU axes)
+    # latches before triggering and capture sensors before capture: held quasi-static forces
+    # (force on passive, PU axes)
     p_latch = 0.0
-    for i in range(N_LATCH):
-        if latch[i] != 0 or LF[i, LF_DELTA] <= 0.0:
+    for i in range(N_PL):
+        if LF[i, LF_DELTA] <= 0.0 or (i < N_LATCH and latch[i] != 0):
             continue
         fx = LF[i, LF_F]
         fy = LF[i, LF_F + 1]
@@ -620,6 +644,16 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
         acc[7] -= n2
         acc[8] -= n3
         acc[12] += 1.0
+    # capture sensors after capture: their total axial friction on the socket wall (digest
+    # 8.4), regularized like the contact friction, at the head centre
+    if any_trig == N_LATCH and P[P_SENS_FR] > 0.0:
+        vr = twa[0] - (twp[0] + twp[4] * hz - twp[5] * hy)
+        ve = law[ck.LAW_VEPS]
+        fpx = P[P_SENS_FR] * vr / math.sqrt(vr * vr + ve * ve)
+        acc[0] += fpx
+        acc[4] += hz * fpx
+        acc[5] -= hy * fpx
+        acc[9] += fpx * vr
     dy[Y_W_LATCH] = p_latch
     dy[Y_E_CONT] = acc[9]
     dy[Y_W_CK] = acc[10]
@@ -831,6 +865,35 @@ def initial_state(P, y):
 # --------------------------------------------------------------------------------------------
 # between steps
 @njit(**NJIT)
+def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
+    """Whether latch ``i``'s reverse segment (inner end -> tip ``t``) crosses its slot plane
+    inside the narrow part of the window (``0 <= d1 <= d_LX1``, ``|t| <= d_LL1``)."""
+    rin = P[P_LATCH_RIN]
+    ix, iy, iz = _housing_rot(ux, uy, uz, P[P_LATCH_X], rin * ey, rin * ez)
+    iIx, iIy, iIz = _mtv(AAU, ix, iy, iz)
+    qx, qy, qz = _mv(APU, iIx, iIy, iIz)
+    qx += hx
+    qy += hy
+    qz += hz
+    en_x = sl[ck.SL_EN]
+    en_y = sl[ck.SL_EN + 1]
+    en_z = sl[ck.SL_EN + 2]
+    den = (tx - qx) * en_x + (ty - qy) * en_y + (tz - qz) * en_z
+    num = (sl[ck.SL_VX] - qx) * en_x + (sl[ck.SL_VX + 1] - qy) * en_y + (
+        sl[ck.SL_VX + 2] - qz) * en_z
+    if den > 0.0 and num >= 0.0 and num <= den:
+        tc = num / den
+        vx = qx + tc * (tx - qx) - sl[ck.SL_VX]
+        vy = qy + tc * (ty - qy) - sl[ck.SL_VX + 1]
+        vz = qz + tc * (tz - qz) - sl[ck.SL_VX + 2]
+        d1 = vx * sl[ck.SL_EX] + vy * sl[ck.SL_EX + 1] + vz * sl[ck.SL_EX + 2]
+        tt = vx * sl[ck.SL_ET] + vy * sl[ck.SL_ET + 1] + vz * sl[ck.SL_ET + 2]
+        if d1 >= 0.0 and d1 <= sl[ck.SL_DLX1] and abs(tt) <= sl[ck.SL_DLL1]:
+            return True
+    return False
+
+
+@njit(**NJIT)
 def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""
@@ -885,13 +948,16 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
         near = True
     ntrig = 0
     for i in range(N_LATCH):
-        if latch[i] != 0:
-            ntrig += 1
+        ntrig += latch[i]
+    for i in range(N_PL):
+        if i < N_LATCH and latch[i] != 0:
             continue
-        ey, ez = _latch_dirs(i)
+        xl, rl, f0, kl, travel, ey, ez = _plunger(P, i)
+        if i >= N_LATCH and (ntrig == N_LATCH or (f0 <= 0.0 and kl <= 0.0)):
+            LF[i, LF_DELTA] = 0.0   # after capture the sensors only rub (see _rhs)
+            continue
         # tip and radial direction, housing -> AU -> inertial -> PU
-        ax, ay, az = _housing_rot(ux, uy, uz, P[P_LATCH_X], P[P_LATCH_R] * ey,
-                                  P[P_LATCH_R] * ez)
+        ax, ay, az = _housing_rot(ux, uy, uz, xl, rl * ey, rl * ez)
         aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
         tx, ty, tz = _mv(APU, aIx, aIy, aIz)
         tx += hx
@@ -900,31 +966,11 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
         bx, by, bz = _housing_rot(ux, uy, uz, 0.0, ey, ez)
         bIx, bIy, bIz = _mtv(AAU, bx, by, bz)
         erx, ery, erz = _mv(APU, bIx, bIy, bIz)
-        # trigger (digest 8.4 step 6): the reverse segment (inner end -> tip) crosses the slot
-        # plane inside the narrow part of the window, so that the locking contact starts
-        # without penetration
-        sl = slots[i]
-        rin = P[P_LATCH_RIN]
-        ix, iy, iz = _housing_rot(ux, uy, uz, P[P_LATCH_X], rin * ey, rin * ez)
-        iIx, iIy, iIz = _mtv(AAU, ix, iy, iz)
-        qx, qy, qz = _mv(APU, iIx, iIy, iIz)
-        qx += hx
-        qy += hy
-        qz += hz
-        en_x = sl[ck.SL_EN]
-        en_y = sl[ck.SL_EN + 1]
-        en_z = sl[ck.SL_EN + 2]
-        den = (tx - qx) * en_x + (ty - qy) * en_y + (tz - qz) * en_z
-        num = (sl[ck.SL_VX] - qx) * en_x + (sl[ck.SL_VX + 1] - qy) * en_y + (
-            sl[ck.SL_VX + 2] - qz) * en_z
-        if den > 0.0 and num >= 0.0 and num <= den:
-            tc = num / den
-            vx = qx + tc * (tx - qx) - sl[ck.SL_VX]
-            vy = qy + tc * (ty - qy) - sl[ck.SL_VX + 1]
-            vz = qz + tc * (tz - qz) - sl[ck.SL_VX + 2]
-            d1 = vx * sl[ck.SL_EX] + vy * sl[ck.SL_EX + 1] + vz * sl[ck.SL_EX + 2]
-            tt = vx * sl[ck.SL_ET] + vy * sl[ck.SL_ET + 1] + vz * sl[ck.SL_ET + 2]
-            if d1 >= 0.0 and d1 <= sl[ck.SL_DLX1] and abs(tt) <= sl[ck.SL_DLL1]:
+        if i < N_LATCH:
+            # trigger (digest 8.4 step 6): the reverse segment (inner end -> tip) crosses the
+            # slot plane inside the narrow part of the window, so that the locking contact
+            # starts without penetration
+            if _trigger(P, i, slots[i], ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
                 latch[i] = 1
                 LF[i, LF_DELTA] = 0.0
                 ev[EV_LATCH + i] = t
@@ -938,9 +984,9 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
             if cosr < 0.2:
                 cosr = 0.2  # a normal nearly across the latch travel: the latch jams
             delta = dn / cosr
-            if delta > P[P_LATCH_TRAVEL]:
-                delta = P[P_LATCH_TRAVEL]
-            fmag = (P[P_LATCH_F0] + P[P_LATCH_K] * delta) / cosr
+            if delta > travel:
+                delta = travel
+            fmag = (f0 + kl * delta) / cosr
             LF[i, LF_F] = fmag * nx
             LF[i, LF_F + 1] = fmag * ny
             LF[i, LF_F + 2] = fmag * nz
@@ -1054,11 +1100,12 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
         eh += sc_ * _elem_stored(table, toff[e], istate, e * hk.I_SIZE, fstate,
                                  e * hk.F_SIZE, qs[e])
     el = 0.0
-    for i in range(N_LATCH):
-        if latch[i] == 0:
+    for i in range(N_PL):
+        if i >= N_LATCH or latch[i] == 0:
             d = LF[i, LF_DELTA]
             if d > 0.0:
-                el += P[P_LATCH_F0] * d + 0.5 * P[P_LATCH_K] * d * d
+                xl, rl, f0, kl, travel, ey, ez = _plunger(P, i)
+                el += f0 * d + 0.5 * kl * d * d
     v[O_EK] = ek
     v[O_ES] = wk[WK_ESC] + eh + el
     v[O_EBRAKE] = y[Y_W_BRAKE]
@@ -1150,7 +1197,7 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     istate = np.zeros(N_ELEM * hk.I_SIZE, dtype=np.int64)
     fstate = np.zeros(N_ELEM * hk.F_SIZE)
     latch = np.zeros(N_LATCH, dtype=np.int64)
-    LF = np.zeros((N_LATCH, NLF))
+    LF = np.zeros((N_PL, NLF))
     # 3x3 matrices: 0 A1, 1 A2, 2 A_AU, 3 A_PU (per evaluation); 4 G1, 5 G2, 6 J1, 7 J2,
     # 8 J1^-1, 9 J2^-1 (constant, loaded once); 10, 11 scratch
     M = np.empty((12, 3, 3))

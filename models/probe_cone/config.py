@@ -2,7 +2,7 @@
 
 The scenario TOML (see ``presets/reference.toml``) has the tables ``[meta]``, ``[active]``,
 ``[passive]``, ``[probe]`` (with ``[probe.axial_absorber]`` and ``[probe.lateral_absorber]``),
-``[cone]``, ``[latches]``, ``[slots]``, ``[contact]``, ``[thrust]``, ``[integration]`` and an
+``[cone]``, ``[latches]``, ``[slots]``, optional ``[capture_sensors]``, ``[contact]``, ``[thrust]``, ``[integration]`` and an
 optional ``[initial]`` table of the twelve initial conditions. Every value is SI; unknown keys
 are errors naming the dotted key; the file is read by :func:`recon.io.load_toml` and the CLI
 adds the file name to any error.
@@ -30,6 +30,7 @@ __all__ = [
     "Probe",
     "Cone",
     "Latches",
+    "CaptureSensors",
     "Slots",
     "ContactLaw",
     "Thrust",
@@ -422,6 +423,31 @@ class Latches:
 
 
 @dataclass(frozen=True)
+class CaptureSensors:
+    """The two head capture sensors (digest §8.1, §8.4), in the plane ``X_H Z_H`` at ``+Z_H``
+    and ``-Z_H``: zero-inertia spring items like the latches (tip at ``axial_offset`` [m],
+    ``tip_radius`` [m], ``preload`` [N], ``stiffness`` [N/m], ``travel`` [m]) before capture;
+    after capture they rub on the socket wall with a total axial ``friction_force`` [N] (the
+    paper's experimentally determined constant). The paper's sensor contact surface is a
+    circle of radius R_DSG on a pivoting link; its tip point is used here, as for the latches.
+    Absent table: no sensors."""
+
+    axial_offset: float = 0.0
+    tip_radius: float = 0.0
+    preload: float = 0.0
+    stiffness: float = 0.0
+    travel: float = 0.01
+    friction_force: float = 0.0
+
+    def __post_init__(self) -> None:
+        for k in ("tip_radius", "preload", "stiffness", "friction_force"):
+            if getattr(self, k) < 0.0:
+                raise InputError("must not be negative", key=f"capture_sensors.{k}")
+        if self.travel <= 0.0:
+            raise InputError("must be positive", key="capture_sensors.travel")
+
+
+@dataclass(frozen=True)
 class Slots:
     """Four socket slots (windows in the socket wall, digest §8.5 reconstruction): the stop
     at ``stop_x`` [m], narrow half-width ``half_width`` (d_LL1) [m], ``narrow_length`` (d_LX1)
@@ -545,6 +571,7 @@ class Scenario:
     latches: Latches
     slots: Slots
     contact: ContactLaw
+    sensors: CaptureSensors = field(default_factory=CaptureSensors)
     thrust: Thrust = field(default_factory=Thrust)
     integration: Integration = field(default_factory=Integration)
     passive_initial_rate: np.ndarray = field(default_factory=lambda: np.zeros(3))
@@ -555,7 +582,7 @@ class Scenario:
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
         """Build from the plain dict of a scenario TOML (SI). Unknown keys are errors."""
         _check_keys(d, {"meta", "active", "passive", "probe", "cone", "latches", "slots",
-                        "contact", "thrust", "integration", "initial"}, "")
+                        "capture_sensors", "contact", "thrust", "integration", "initial"}, "")
         for k in ("active", "passive", "probe", "cone", "latches", "slots", "contact"):
             if k not in d:
                 raise InputError("missing table", key=k)
@@ -579,6 +606,8 @@ class Scenario:
             cone=Cone(mer),
             latches=_dataclass_from(Latches, d["latches"], "latches."),
             slots=_dataclass_from(Slots, d["slots"], "slots."),
+            sensors=_dataclass_from(CaptureSensors, d.get("capture_sensors", {}),
+                                    "capture_sensors."),
             contact=ContactLaw.from_dict(d["contact"]),
             thrust=Thrust.from_dict(d.get("thrust", {})),
             integration=_dataclass_from(Integration, d.get("integration", {}), "integration."),

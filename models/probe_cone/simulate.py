@@ -20,6 +20,7 @@ entry can be overridden per evaluation by name with :data:`PARAMETERS`:
 * ``contact_friction`` [-]: friction coefficient k_Fr of every contact;
 * ``contact_stiffness`` [N/m], ``contact_damping`` [N s/m], ``axial_damping`` [N s/m],
   ``latch_preload`` [N], ``latch_stiffness`` [N/m], ``head_mass`` [kg],
+  ``sensor_friction`` [N] (axial friction of the capture sensors after capture),
   ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``).
 
 :class:`BatchModel` evaluates ``theta`` of shape (n, k) for k chosen names in parallel and
@@ -101,6 +102,7 @@ PARAMETERS.update({
     "latch_stiffness": kp.P_LATCH_K,
     "head_mass": kp.P_MH,
     "thrust_x": kp.P_THRUST,
+    "sensor_friction": kp.P_SENS_FR,
 })
 
 _STATUS = {
@@ -175,6 +177,13 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_LATCH_F0] = la.preload
     P[kp.P_LATCH_K] = la.stiffness
     P[kp.P_LATCH_TRAVEL] = la.travel
+    se = scenario.sensors
+    P[kp.P_SENS_X] = se.axial_offset
+    P[kp.P_SENS_R] = se.tip_radius
+    P[kp.P_SENS_F0] = se.preload
+    P[kp.P_SENS_K] = se.stiffness
+    P[kp.P_SENS_TRAVEL] = se.travel
+    P[kp.P_SENS_FR] = se.friction_force
     th = scenario.thrust
     P[kp.P_THRUST:kp.P_THRUST + 3] = th.force
     P[kp.P_T_ON] = th.start

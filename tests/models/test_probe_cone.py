@@ -247,3 +247,17 @@ def test_absorber_tables_are_validated_by_the_hysteresis_model(scn):
     # the forward branch reaches the slip force and stays there (zero stiffness beyond)
     q = np.array([0.2, 0.3])
     assert np.allclose(el.branch_force("positive", "forward", q), scn.probe.axial.slip_force)
+
+
+def test_capture_sensors_resist_before_and_rub_after_capture(scn, nominal):
+    # after capture the sensors' axial friction is one more dissipation, booked in the
+    # contact term; the ledger still closes (1 % of KE0)
+    free = simulate(scn, overrides={"sensor_friction": 0.0})
+    assert (nominal["energy_dissipated_contact"][-1]
+            > free["energy_dissipated_contact"][-1] + 1.0)
+    assert np.abs(free.ledger_residual()).max() <= 0.01 * free["energy_kinetic"][0]
+    # before capture they resist like the latches: very stiff sensors stop the probe at the
+    # socket entry, so the latches never reach their slots
+    stiff = dc.replace(scn, sensors=dc.replace(scn.sensors, preload=3000.0, stiffness=2e5))
+    tr = simulate(stiff, duration=6.0)
+    assert not tr.captured
