@@ -29,9 +29,12 @@ Model (what the kernel integrates)
   head through the exact gradients of ``s, psi, theta`` (so the mechanism is conservative
   apart from its dissipative elements); the base gets the opposite force at the head point,
   which is statically exact for a massless housing and probe.
-  The head's orientation follows the housing (minimal rotation of ``X_AU`` onto ``p``); the
-  probe's bending and torsion compliances are not modelled (rigid), so contact moments about
-  the head centre are carried to the active vehicle as couples.
+  The head's orientation follows the housing (minimal rotation of ``X_AU`` onto ``p``) and
+  a torsion angle ``phi`` about the probe axis: a spin DOF (axial inertia ``J_t``) with the
+  constant-parameter torsion element ("roll deformation of the whole mechanism", digest
+  A.11) and a structural damper. The probe's bending compliance is lumped into the lateral
+  elements (series compliance, no separate DOF). Transverse contact couples on the head go
+  to the housing (massless) and from it, by virtual work, to the head point and vehicle 1.
 * Passive unit: receiving cone, socket cylinder and bottom as one surface of revolution
   (meridian table of :mod:`models._kernels.contact`), four slots. Head sphere vs that surface
   (penalty law of the contact paper, digest §5); four latches and two head capture sensors:
@@ -120,7 +123,10 @@ P_SENS_F0 = 113    # spring preload at the tip [N]
 P_SENS_K = 114     # spring rate at the tip [N/m]
 P_SENS_TRAVEL = 115  # largest retraction [m]
 P_SENS_FR = 116    # total axial friction of the sensors on the socket wall after capture [N]
-NP = 117
+P_JT = 117         # axial moment of inertia of the head and probe (torsion DOF) [kg m^2]
+P_CTOR = 118       # torsion damping (structural) [N m s/rad]
+P_IJT = 119        # derived by run(): 1/J_t
+NP = 120
 NSC = 64           # float scratch of one rhs evaluation
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
@@ -146,14 +152,20 @@ Y_E_CONT = 36   # dissipated by contacts (damping, friction, tensile clamp)
 Y_W_CK = 37     # elastic contact work, integral of k dn d(dn)
 Y_W_LATCH = 38  # work done on the latch and sensor springs (zero-inertia items)
 Y_W_THRUST = 39  # work done by the thrust
-NY = 40
+Y_SPIN = 40     # head spin rate about the probe axis (absolute) [rad/s]
+Y_PHI = 41      # probe torsion angle (head relative to the housing) [rad]
+Y_TC = 42       # cos and sin of the torsion angle, integrated (no trig on the common path)
+Y_TS = 43
+Y_W_TOR = 44    # work done on the torsion element
+NY = 45
 
 # --------------------------------------------------------------------------------------------
 # hysteresis elements (index into toff)
 E_AX = 0
 E_PSI = 1
 E_THETA = 2
-N_ELEM = 3
+E_TOR = 3
+N_ELEM = 4
 
 N_LATCH = 4
 N_SENS = 2
@@ -518,7 +530,21 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     st_ax = istate[E_AX * hk.I_SIZE + hk.I_STATE]
     dy[Y_W_BRAKE] = q_ax * sd if (st_ax == 10 or st_ax == -10) else 0.0
     dy[Y_W_LAT] = q_psi * psid + q_th * thd
-    dy[Y_E_DAMP] = P[P_CAX] * sd * sd + md1 * d1d + md2 * d2d
+    # torsion: phi_dot = spin - (w_housing . u); the housing turns with vehicle 1 and about
+    # axes normal to u only (p x pdot / |p|^2)
+    w1Ax, w1Ay, w1Az = _mv(AAU, fr[6], fr[7], fr[8])
+    w1u = w1Ax * ux + w1Ay * uy + w1Az * uz
+    spin = y[Y_SPIN]
+    phid = spin - w1u
+    q_tor = hk.hyst_force(table, toff[E_TOR], istate, E_TOR * hk.I_SIZE, fstate,
+                          E_TOR * hk.F_SIZE, y[Y_PHI])
+    m_tor = q_tor + P[P_CTOR] * phid
+    dy[Y_PHI] = phid
+    dy[Y_TC] = -y[Y_TS] * phid
+    dy[Y_TS] = y[Y_TC] * phid
+    dy[Y_W_TOR] = q_tor * phid
+    dy[Y_E_DAMP] = (P[P_CAX] * sd * sd + md1 * d1d + md2 * d2d
+                    + P[P_CTOR] * phid * phid)
     fmIx, fmIy, fmIz = _mtv(AAU, fmx, fmy, fmz)
 
     # ---------------- contacts (PU axes) ----------------
@@ -529,11 +555,15 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     twa = sc[24:24 + ck.TW_SIZE]
     twp = sc[33:33 + ck.TW_SIZE]
     twa[0], twa[1], twa[2] = _mv(APU, y[Y_VH], y[Y_VH + 1], y[Y_VH + 2])
-    # head angular velocity: vehicle 1 plus the housing rotation p x pdot / |p|^2 (AU axes)
+    # head angular velocity (AU axes): vehicle 1 without its component along u, the housing
+    # rotation p x pdot / |p|^2, and the head spin along u
     gx, gy, gz = _cr(px, py, pz, pdx, pdy, pdz)
     il2 = il * il
-    gIx, gIy, gIz = _mtv(AAU, gx * il2, gy * il2, gz * il2)
-    twa[3], twa[4], twa[5] = _mv(APU, fr[6] + gIx, fr[7] + gIy, fr[8] + gIz)
+    whx = w1Ax + gx * il2 + (spin - w1u) * ux
+    why = w1Ay + gy * il2 + (spin - w1u) * uy
+    whz = w1Az + gz * il2 + (spin - w1u) * uz
+    gIx, gIy, gIz = _mtv(AAU, whx, why, whz)
+    twa[3], twa[4], twa[5] = _mv(APU, gIx, gIy, gIz)
     twa[6] = hx
     twa[7] = hy
     twa[8] = hz
@@ -584,10 +614,14 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
         xl = P[P_LATCH_X]
         r_in = P[P_LATCH_RIN]
         r_out = P[P_LATCH_R]
+        tc = y[Y_TC]
+        ts = y[Y_TS]
         for i in range(N_LATCH):
             if latch[i] == 0:
                 continue
-            ey, ez = _latch_dirs(i)
+            ey0, ez0 = _latch_dirs(i)
+            ey = tc * ey0 - ts * ez0   # the head is twisted by phi about X_H
+            ez = ts * ey0 + tc * ez0
             dx = ey * C[0, 1] + ez * C[0, 2]
             dy_ = ey * C[1, 1] + ez * C[1, 2]
             dz = ey * C[2, 1] + ez * C[2, 2]
@@ -684,8 +718,20 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     # with the housing (delta theta = p x delta p / |p|^2), so by virtual work the couple acts
     # on vehicle 1 and as the generalized force (m x p) / |p|^2 on the head point, whose
     # reaction the base takes at the head point
+    # Torsion DOF: the component of the couple along u drives the head spin (with the torsion
+    # element and damper reacting on the housing); turning the spin axis needs the gyroscopic
+    # couple J_t spin u_dot, supplied by the housing. The housing (massless) passes on
+    # m_h = m_c - (m_c.u) u + m_tor u - J_t spin u_dot.
     caIx, caIy, caIz = _mtv(APU, acc[6], acc[7], acc[8])
     cAx, cAy, cAz = _mv(AAU, caIx, caIy, caIz)
+    mcu = cAx * ux + cAy * uy + cAz * uz
+    dy[Y_SPIN] = (mcu - m_tor) * P[P_IJT]
+    ud = (ux * pdx + uy * pdy + uz * pdz)
+    jts = P[P_JT] * spin * il
+    cAx += (m_tor - mcu) * ux - jts * (pdx - ux * ud)
+    cAy += (m_tor - mcu) * uy - jts * (pdy - uy * ud)
+    cAz += (m_tor - mcu) * uz - jts * (pdz - uz * ud)
+    caIx, caIy, caIz = _mtv(AAU, cAx, cAy, cAz)
     fpx, fpy, fpz = _cr(cAx, cAy, cAz, px, py, pz)
     fpIx, fpIy, fpIz = _mtv(AAU, fpx * il2, fpy * il2, fpz * il2)
     fmIx += fpIx
@@ -860,6 +906,12 @@ def initial_state(P, y):
     y[Y_VH] = vAU[0] + cx
     y[Y_VH + 1] = vAU[1] + cy
     y[Y_VH + 2] = vAU[2] + cz
+    # torsion at rest relative to the housing: spin = w1 . X_AU
+    w1Ax, w1Ay, w1Az = _mv(AAU, w1Ix, w1Iy, w1Iz)
+    y[Y_SPIN] = w1Ax
+    y[Y_PHI] = 0.0
+    y[Y_TC] = 1.0
+    y[Y_TS] = 0.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -918,8 +970,10 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
     th = -pz * rx
     psid = -psi * rx * pdx + rx * pdy
     thd = -th * rx * pdx - rx * pdz
-    qs = (s, psi, th)
-    qds = (sd, psid, thd)
+    w1Ax, w1Ay, w1Az = _mv(AAU, fr[6], fr[7], fr[8])
+    phid = y[Y_SPIN] - (w1Ax * ux + w1Ay * uy + w1Az * uz)
+    qs = (s, psi, th, y[Y_PHI])
+    qds = (sd, psid, thd, phid)
     for e in range(N_ELEM):
         stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate, e * hk.F_SIZE,
                              qs[e], qds[e], t)
@@ -952,7 +1006,9 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
     for i in range(N_PL):
         if i < N_LATCH and latch[i] != 0:
             continue
-        xl, rl, f0, kl, travel, ey, ez = _plunger(P, i)
+        xl, rl, f0, kl, travel, ey0, ez0 = _plunger(P, i)
+        ey = y[Y_TC] * ey0 - y[Y_TS] * ez0   # twisted by phi about X_H
+        ez = y[Y_TS] * ey0 + y[Y_TC] * ez0
         if i >= N_LATCH and (ntrig == N_LATCH or (f0 <= 0.0 and kl <= 0.0)):
             LF[i, LF_DELTA] = 0.0   # after capture the sensors only rub (see _rhs)
             continue
@@ -1077,6 +1133,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     h2x, h2y, h2z = _mv(J2, y[Y_W2], y[Y_W2 + 1], y[Y_W2 + 2])
     ek += 0.5 * (h1x * y[Y_W1] + h1y * y[Y_W1 + 1] + h1z * y[Y_W1 + 2])
     ek += 0.5 * (h2x * y[Y_W2] + h2y * y[Y_W2 + 1] + h2z * y[Y_W2 + 2])
+    ek += 0.5 * P[P_JT] * y[Y_SPIN] * y[Y_SPIN]
     plx = m1 * y[Y_V1] + m2 * y[Y_V2] + mh * y[Y_VH]
     ply = m1 * y[Y_V1 + 1] + m2 * y[Y_V2 + 1] + mh * y[Y_VH + 1]
     plz = m1 * y[Y_V1 + 2] + m2 * y[Y_V2 + 2] + mh * y[Y_VH + 2]
@@ -1085,6 +1142,13 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     lx = L1x + L2x
     ly = L1y + L2y
     lz = L1z + L2z
+    # head spin angular momentum J_t spin u (inertial)
+    il_ = 1.0 / ell
+    sIx, sIy, sIz = _mtv(AAU, px * il_, py * il_, pz * il_)
+    hs = P[P_JT] * y[Y_SPIN]
+    lx += hs * sIx
+    ly += hs * sIy
+    lz += hs * sIz
     for (ro, vo, m) in ((Y_R1, Y_V1, m1), (Y_R2, Y_V2, m2), (Y_RH, Y_VH, mh)):
         cx, cy, cz = _cr(y[ro], y[ro + 1], y[ro + 2], y[vo], y[vo + 1], y[vo + 2])
         lx += m * cx
@@ -1093,10 +1157,10 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     s_ax = P[P_S_AX]
     s_lat = P[P_S_LAT]
     rx = 1.0 / px
-    qs = (P[P_L0] - ell, py * rx, -pz * rx)
+    qs = (P[P_L0] - ell, py * rx, -pz * rx, y[Y_PHI])
     eh = 0.0
     for e in range(N_ELEM):
-        sc_ = s_ax if e == E_AX else s_lat
+        sc_ = s_ax if e == E_AX else (1.0 if e == E_TOR else s_lat)
         eh += sc_ * _elem_stored(table, toff[e], istate, e * hk.I_SIZE, fstate,
                                  e * hk.F_SIZE, qs[e])
     el = 0.0
@@ -1110,7 +1174,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     v[O_ES] = wk[WK_ESC] + eh + el
     v[O_EBRAKE] = y[Y_W_BRAKE]
     v[O_EDAMP] = y[Y_E_DAMP]
-    v[O_EHYST] = y[Y_W_AX] - y[Y_W_BRAKE] + y[Y_W_LAT] - eh
+    v[O_EHYST] = y[Y_W_AX] - y[Y_W_BRAKE] + y[Y_W_LAT] + y[Y_W_TOR] - eh
     v[O_ECONT] = y[Y_E_CONT] + y[Y_W_LATCH] - el
     v[O_WTHRUST] = y[Y_W_THRUST]
     v[O_PLIN] = plx
@@ -1175,6 +1239,7 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     P[P_IM1] = 1.0 / P[P_M1]
     P[P_IM2] = 1.0 / P[P_M2]
     P[P_IMH] = 1.0 / P[P_MH]
+    P[P_IJT] = 1.0 / P[P_JT]
     J = np.empty((3, 3))
     JI = np.empty((3, 3))
     for (oj, oi) in ((P_J1, P_JI1), (P_J2, P_JI2)):
@@ -1285,6 +1350,9 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
             y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
         quat_normalize(y, Y_Q1)
         quat_normalize(y, Y_Q2)
+        nt = 1.0 / math.sqrt(y[Y_TC] * y[Y_TC] + y[Y_TS] * y[Y_TS])
+        y[Y_TC] *= nt
+        y[Y_TS] *= nt
         t = t_next if land else t + h
         n_steps += 1
         if near:

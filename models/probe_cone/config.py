@@ -27,6 +27,7 @@ __all__ = [
     "InitialConditions",
     "AxialAbsorber",
     "LateralAbsorber",
+    "TorsionAbsorber",
     "Probe",
     "Cone",
     "Latches",
@@ -266,8 +267,10 @@ class LateralAbsorber:
     stop_rate: float
     unloading_ratio: float = 0.7
 
+    _key = "probe.lateral_absorber"
+
     def __post_init__(self) -> None:
-        p = "probe.lateral_absorber."
+        p = self._key + "."
         if not 0.0 < self.common_angle < self.stage1_angle < self.range_angle:
             raise InputError("need 0 < common_angle < stage1_angle < range_angle",
                              key=p + "stage1_angle")
@@ -297,7 +300,7 @@ class LateralAbsorber:
             F_pre = F1 + k2 * (q_pre - q1)
         if not (q1 < q_pre < q_top and FB1 < FBpre < F_pre):
             raise InputError("cannot build a valid loop (raise stop_rate or range_angle)",
-                             key="probe.lateral_absorber.stop_rate")
+                             key=self._key + ".stop_rate")
         qF = np.array([0.0, q0, q1, q_pre, q_top])
         QF = np.array([0.0, F0, F1, F_pre, F_top])
         qB = qF.copy()
@@ -314,12 +317,26 @@ class LateralAbsorber:
 
 
 @dataclass(frozen=True)
+class TorsionAbsorber(LateralAbsorber):
+    """Roll (torsion) deformation of the whole mechanism: a constant-parameter hysteresis
+    element (digest A.11), moment [N m] against the torsion angle [rad]; same table form as
+    :class:`LateralAbsorber`."""
+
+    _key = "probe.torsion_absorber"
+
+    def element(self, name: str = "torsion_absorber"):
+        return _element(self.branches(), name, "angular", brake=False)
+
+
+@dataclass(frozen=True)
 class Probe:
     """Probe mechanism of the active unit (digest §8.2, A.1, A.11).
 
     ``head_mass`` [kg] (effective), ``extended_length`` [m] joint -> head centre at zero
     stroke, ``head_radius`` [m], ``axial_damping`` [N s/m], ``lateral_damping`` (2) [N m s/rad]
-    for the dampers in the planes at +45 and -45 degrees.
+    for the dampers in the planes at +45 and -45 degrees, ``spin_inertia`` [kg m^2] of head and
+    probe about the probe axis (torsion DOF), ``torsion_damping`` [N m s/rad] (structural),
+    and the absorber characteristics (axial spring + brake, lateral, torsion).
     """
 
     head_mass: float
@@ -329,19 +346,24 @@ class Probe:
     lateral_damping: tuple
     axial: AxialAbsorber
     lateral: LateralAbsorber
+    torsion: TorsionAbsorber
+    spin_inertia: float = 0.1
+    torsion_damping: float = 0.0
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Probe":
         p = "probe."
         _check_keys(d, {"head_mass", "extended_length", "head_radius", "axial_damping",
-                        "lateral_damping", "axial_absorber", "lateral_absorber", "source"}, p)
+                        "lateral_damping", "axial_absorber", "lateral_absorber",
+                        "torsion_absorber", "spin_inertia", "torsion_damping", "source"}, p)
         lat = _arr(d, "lateral_damping", p, (2,))
         if np.any(lat < 0):
             raise InputError("must not be negative", key=p + "lateral_damping")
         if "axial_absorber" not in d:
             raise InputError("missing", key=p + "axial_absorber")
-        if "lateral_absorber" not in d:
-            raise InputError("missing", key=p + "lateral_absorber")
+        for k in ("lateral_absorber", "torsion_absorber"):
+            if k not in d:
+                raise InputError("missing", key=p + k)
         return cls(head_mass=_num(d, "head_mass", p, positive=True),
                    extended_length=_num(d, "extended_length", p, positive=True),
                    head_radius=_num(d, "head_radius", p, positive=True),
@@ -350,7 +372,11 @@ class Probe:
                    axial=_dataclass_from(AxialAbsorber, d["axial_absorber"],
                                          p + "axial_absorber."),
                    lateral=_dataclass_from(LateralAbsorber, d["lateral_absorber"],
-                                           p + "lateral_absorber."))
+                                           p + "lateral_absorber."),
+                   torsion=_dataclass_from(TorsionAbsorber, d["torsion_absorber"],
+                                           p + "torsion_absorber."),
+                   spin_inertia=_num(d, "spin_inertia", p, positive=True),
+                   torsion_damping=_num(d, "torsion_damping", p, 0.0, nonneg=True))
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,8 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_RH] = pr.head_radius
     P[kp.P_CAX] = pr.axial_damping
     P[kp.P_CD1], P[kp.P_CD2] = pr.lateral_damping
+    P[kp.P_JT] = pr.spin_inertia
+    P[kp.P_CTOR] = pr.torsion_damping
     c = scenario.contact
     P[kp.P_LAW:kp.P_LAW + 5] = c.law().packed
     P[kp.P_DNMAX] = c.max_penetration
@@ -207,7 +209,7 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     from models.hysteresis import pack_elements
 
     pe = pack_elements([pr.axial.element(), pr.lateral.element("lateral_absorber_yaw"),
-                        pr.lateral.element("lateral_absorber_pitch")])
+                        pr.lateral.element("lateral_absorber_pitch"), pr.torsion.element()])
     table, toff = np.array(pe.table), pe.toff
     mer = scenario.cone.meridian_table()
     if pr.head_radius >= scenario.cone.socket_radius:

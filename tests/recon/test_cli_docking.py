@@ -67,9 +67,9 @@ def test_bad_scenario_key_is_one_line_exit_2(tmp_path):
     r = CliRunner().invoke(cli, ["simulate", "docking", str(bad), "--output",
                                  str(tmp_path / "x.parquet")])
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"error: {bad}: 'probe.head_mas': unknown key (expected one "
-                                "of: axial_absorber, axial_damping, extended_length, head_mass, "
-                                "head_radius, lateral_absorber, lateral_damping, source)")
+    assert r.stderr.strip().startswith(f"error: {bad}: 'probe.head_mas': unknown key (expected "
+                                       "one of: axial_absorber, axial_damping, ")
+    assert len(r.stderr.strip().splitlines()) == 1
     assert "Traceback" not in r.output
 
 
