@@ -271,11 +271,30 @@ class HysteresisFit:
     force_model: np.ndarray = field(repr=False)
     n_starts: int = 1
     seed: int | None = None
+    slips: int = 0
+    final_shift: float = 0.0
 
     def unit(self, name: str) -> str:
         qu, Qu, ku = self.element.units
         base = name.split("_", 1)[1]
         return qu if base.startswith("q") else Qu if base.startswith("Q") else ku
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary: fitted tables, parameters with uncertainties, residual RMS."""
+        return {
+            "element": self.element.to_dict(),
+            "parameters": self.parameter_table(),
+            "residual_rms": self.residual_rms,
+            "residual_rms_unit": self.element.units[1],
+            "n_points": self.n_points,
+            "optimizer": {"method": "lmfit least_squares (trust-region reflective), "
+                                    "staged, multi-start",
+                          "n_starts": self.n_starts, "nfev": self.nfev,
+                          "success": self.success, "message": self.message},
+            "seed": self.seed,
+            "brake": ({"slips": self.slips, "final_shift": self.final_shift}
+                      if self.element.variant == "friction_brake" else None),
+        }
 
     def parameter_table(self) -> dict[str, dict[str, Any]]:
         """Parameters in the project's result schema (``map``, ``median``, ``ci68``, ``ci95``,
@@ -463,6 +482,9 @@ def fit_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.
         raise DataError(f"the fit converged to invalid tables ({exc}); adjust the start "
                         "tables", key="element") from None
     fitted = element.trace(q)
+    _trial_table(free_vals, start, table)
+    _k.hyst_reset(istate, 0, fstate, 0, shift0)
+    _k.hyst_trace(table, 0, istate, 0, fstate, 0, q, qd, t, model, states)
     stderr = _propagate(out, free_vals, start)
     rms = float(np.sqrt(np.mean((fitted - f) ** 2)))
     order = list(parameter_values(element))
@@ -481,6 +503,8 @@ def fit_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.
         force_model=fitted,
         n_starts=int(max(1, n_starts)),
         seed=seed,
+        slips=int(istate[_k.I_NSLIP]),
+        final_shift=float(fstate[_k.S_SHIFT]),
     )
 
 

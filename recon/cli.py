@@ -181,6 +181,68 @@ def bench_docking(as_json, repeats, batch):
         for k, v in fig.items():
             click.echo(f"{k:20s} {v}")
 
+# --- hysteresis (issue 2) --------------------------------------------------------------------
+@identify.command("hysteresis")
+@click.argument("record", type=click.Path())
+@click.option("--element", "element_path", required=True, type=click.Path(),
+              help="Start tables of the element (TOML, SI units; see models.hysteresis).")
+@click.option("--output", required=True, type=click.Path(dir_okay=False),
+              help="Result JSON: fitted tables, uncertainties, residual RMS.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Also draw the loop, the fitted model and the residual (PNG).")
+@click.option("--starts", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Local fits (the start tables, then seeded draws around them).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the draws.")
+def identify_hysteresis(record: str, element_path: str, output: str, plot: str | None,
+                        starts: int, seed: int) -> None:
+    """Fit a hysteresis element's branch tables to a static load-deflection RECORD.
+
+    RECORD is CSV (headers ``q[unit]``, ``force[unit]``) or Parquet (field metadata ``unit``),
+    samples in the order they were taken.
+    """
+    from identification.hysteresis_fit import fit_hysteresis
+    from models.hysteresis import element_from_dict
+    from recon.io import atomic_path, load_toml, read_table, versions, write_json
+
+    try:
+        start = element_from_dict(load_toml(element_path))
+    except InputError as exc:
+        raise exc.with_source(str(element_path)) from None
+    q_unit, f_unit, _ = start.units
+    frame, file_units = read_table(record, {"q": q_unit, "force": f_unit},
+                                   required=("q", "force"), allow_nan=False)
+    log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
+    try:
+        fit = fit_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
+                             n_starts=starts, seed=seed)
+    except InputError as exc:
+        raise exc.with_source(str(record)) from None
+    result = {
+        "kind": "hysteresis_fit",
+        "record": str(record),
+        "record_units": file_units,
+        "start_element": str(element_path),
+        **fit.to_dict(),
+        "settings": {"starts": starts, "seed": seed, "rel_spread": 0.08},
+        "versions": versions(),
+    }
+    if plot is not None:
+        import matplotlib.pyplot as plt
+
+        from reports.figures_hysteresis import hysteresis_fit_figure
+
+        fig = hysteresis_fit_figure(frame["q"].to_numpy(), frame["force"].to_numpy(), fit,
+                                    title=f"{start.name}: {record}")
+        with atomic_path(plot) as tmp:
+            fig.savefig(tmp, format="png", dpi=120)
+        plt.close(fig)
+        result["plot"] = str(plot)
+    write_json(result, output)  # last: the result exists only when complete
+    unit = fit.element.units[1]
+    click.echo(f"{output}: residual RMS {fit.residual_rms:.4g} {unit} over {fit.n_points} "
+               f"samples ({'converged' if fit.success else 'NOT converged: ' + fit.message})",
+               err=True)
+
 
 def main() -> None:
     """Console-script entry point."""

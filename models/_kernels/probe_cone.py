@@ -49,6 +49,15 @@ Model (what the kernel integrates)
   element, brake work while slipping, damper and contact dissipation, elastic contact work,
   latch-spring work and thrust work.
 
+Choices where the papers are silent (see the docstrings at the code):
+
+* stored energy of a hysteresis element = work it returns when unloaded along its backward
+  branch (a brake stores nothing beyond its slip point); ``energy_dissipated_hysteresis`` is
+  the element work minus that and minus the brake's slip work;
+* an illegal hysteresis transition is replayed once as a rate reversal inside the step
+  (two legal rows) before the run stops with ``ST_HYSTERESIS`` (workaround, see _between);
+* event times are step ends (resolution ``dt_contact``).
+
 Common path: one reciprocal for ``1/|p|``, one for ``1/p_x``, one for the housing rotation per
 stage; no transcendental function (``atan2``/``asin`` only when a sample is written).
 
