@@ -55,7 +55,12 @@ state, the state changes once per accepted step)::
             # stop: return status, step, e to Python; the wrapper raises IllegalTransition
             ...
 
-``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``.
+``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``;
+its common case (the state stays) is one pass, bit-identical to update-then-force (tested).
+
+Caveat for callers with ``cache=True``: numba's cache of YOUR kernel does not notice a change
+in these callees; after pulling a new version of this module clear your ``__pycache__/*.nbi``
+/ ``*.nbc`` (or the benchmark's fresh ``NUMBA_CACHE_DIR`` trick) to avoid a stale build.
 ``hyst_trace`` runs one element over a whole history (q, qdot, t) for loops and fits.
 No function here allocates.
 
