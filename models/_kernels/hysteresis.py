@@ -55,7 +55,12 @@ state, the state changes once per accepted step)::
             # stop: return status, step, e to Python; the wrapper raises IllegalTransition
             ...
 
-``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``.
+``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``;
+its common case (the state stays) is one pass, bit-identical to update-then-force (tested).
+
+Caveat for callers with ``cache=True``: numba's cache of YOUR kernel does not notice a change
+in these callees; after pulling a new version of this module clear your ``__pycache__/*.nbi``
+/ ``*.nbc`` (or the benchmark's fresh ``NUMBA_CACHE_DIR`` trick) to avoid a stale build.
 ``hyst_trace`` runs one element over a whole history (q, qdot, t) for loops and fits.
 No function here allocates.
 
@@ -290,15 +295,15 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
         # a side state, q on the other side of the state-0 band: the band was jumped over
         istate[i0 + I_STATUS] = ST_ILLEGAL
         return ST_ILLEGAL
-    brake = table[t0 + H_KIND] == KIND_BRAKE
+    # fast path, the common case of a step: the state stays (rows 1->1, 2->2, 3->3)
+    if (ss == 1 and v > 0.0 and xs < qn) or (ss == 2 and v < 0.0) or (
+            ss == 3 and xs >= fstate[f0 + S_X3B] - tol and xs <= fstate[f0 + S_X3E] + tol):
+        istate[i0 + I_STATUS] = ST_OK
+        return ST_OK
     status = ST_OK
     qext = fstate[f0 + S_QEXT]
     shift_add = 0.0
     nslip_add = 0
-    x3b = fstate[f0 + S_X3B]
-    y3b = fstate[f0 + S_Y3B]
-    x3e = fstate[f0 + S_X3E]
-    y3e = fstate[f0 + S_Y3E]
     for _ in range(6):
         if ss == 0:
             if v > 0.0:
@@ -330,7 +335,7 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
                     break
                 status = ST_ILLEGAL
                 break
-            if brake:
+            if table[t0 + H_KIND] == KIND_BRAKE:
                 if xs > qext:
                     qext = xs
                 delta = qext - qn
@@ -366,11 +371,8 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
             status = ST_ILLEGAL
             break
     if status != ST_OK:
-        # leave the state as it was (the transition helpers may have written the segment)
-        fstate[f0 + S_X3B] = x3b
-        fstate[f0 + S_Y3B] = y3b
-        fstate[f0 + S_X3E] = x3e
-        fstate[f0 + S_Y3E] = y3e
+        # the state is left as it was (the transition helpers write only on success, and
+        # every transition ends the loop)
         istate[i0 + I_STATUS] = status
         return status
     istate[i0 + I_STATE] = int(sign) * ss
@@ -384,7 +386,42 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
 
 @njit(**NJIT)
 def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
-    """Update the state at ``(q, qdot, t)`` then return ``(force, status)`` at ``q``."""
+    """Update the state at ``(q, qdot, t)`` then return ``(force, status)`` at ``q``.
+
+    Same result as ``hyst_update`` followed by ``hyst_force``; the common case (the state
+    stays on its branch or transition segment) is evaluated in one pass.
+    """
+    s = istate[i0 + I_STATE]
+    if s != 0 and qdot != 0.0:
+        x = q - fstate[f0 + S_SHIFT]
+        n_p = int(table[t0 + H_NP])
+        if s > 0:
+            sign = 1.0
+            xs = x
+            v = qdot
+            ss = s
+            base = t0 + H_SIZE
+            n = n_p
+        else:
+            sign = -1.0
+            xs = -x
+            v = -qdot
+            ss = -s
+            base = t0 + H_SIZE + 6 * n_p
+            n = int(table[t0 + H_NN])
+        if xs >= table[base + 1]:  # outside the state-0 band, on this side
+            if ss == 1 and v > 0.0 and xs < table[base + n - 1]:
+                istate[i0 + I_STATUS] = ST_OK
+                return sign * _branch(table, base, n, xs), ST_OK
+            if ss == 2 and v < 0.0:
+                istate[i0 + I_STATUS] = ST_OK
+                return sign * _branch(table, base + 3 * n, n, xs), ST_OK
+            if ss == 3:
+                tol = table[t0 + H_TOL]
+                if xs >= fstate[f0 + S_X3B] - tol and xs <= fstate[f0 + S_X3E] + tol:
+                    istate[i0 + I_STATUS] = ST_OK
+                    k3 = table[t0 + H_K3P] if s > 0 else table[t0 + H_K3N]
+                    return sign * (fstate[f0 + S_Y3B] + k3 * (xs - fstate[f0 + S_X3B])), ST_OK
     status = hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t)
     return hyst_force(table, t0, istate, i0, fstate, f0, q), status
 

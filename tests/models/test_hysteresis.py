@@ -522,3 +522,19 @@ def test_equivalent_stiffness_and_energy_bridge():
         energies.append(loop_energy(q[half], f[half]))
     assert abs(energies[0]) < 1e-9
     assert all(b > a > -1e-9 for a, b in zip(energies, energies[1:]))
+
+
+@pytest.mark.parametrize("elem_d", [ASYM, BRAKE], ids=["asym", "brake"])
+def test_fused_step_equals_update_then_force(elem_d):
+    """hyst_step's one-pass common case gives exactly update-then-force, both sides."""
+    e = _elem(elem_d)
+    scale = 1.0 if elem_d is ASYM else 0.7
+    q = HIST_ASYM * scale
+    qd = np.r_[0.0, np.diff(q)]
+    a, b = _Machine(e), _Machine(e)
+    for qk, vk in zip(q, qd):
+        f1, st1 = K.hyst_step(a.table, 0, a.ist, 0, a.fst, 0, qk, vk, 0.0)
+        st2 = b.update(qk, vk)
+        assert (f1, st1) == (b.force(qk), st2)
+        np.testing.assert_array_equal(a.ist, b.ist)
+        np.testing.assert_array_equal(a.fst, b.fst)
