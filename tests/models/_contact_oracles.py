@@ -30,7 +30,7 @@ def funnel_material(q, pts, x_far=10.0, rho_far=10.0):
     return poly.contains_points(np.atleast_2d(q))
 
 
-def line_circle_distance(p1, lvec, center, axis, radius, n=200_000):
+def line_circle_distance(p1, lvec, center, axis, radius, n=20_000):
     """Minimum distance between the infinite line ``p1 + t lvec`` and a circle, from a dense
     sampling of the circle (each sample's exact distance to the line), refined by a second
     sampling around the best sample. Returns (distance, circle point, line point)."""

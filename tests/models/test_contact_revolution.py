@@ -217,3 +217,110 @@ def test_sweep_of_a_funnel_misses_no_shallow_contact():
     clear = free & (pen < -1e-9)
     for xi, ri in zip(x[clear][:3000], rho[clear][:3000]):
         assert K.sphere_vs_revolution(xi, ri, 0.0, r_s, mer, 1.0, 0)[0] == K.NONE
+
+
+GRADIENT_CHECKS: list[int] = []
+
+
+def _feature_depth(centre, r_s, feature):
+    res = K.sphere_vs_revolution(centre[0], centre[1], centre[2], r_s, FUNNEL.packed, 10.0,
+                                 feature)
+    return res[1] if res[0] == K.CONTACT and res[8] == feature else 0.0
+
+
+def _near_surface(k, s, frac, r_s, rim, turn):
+    """A centre at distance frac*r_s from face k (foot at fraction s) or, with rim=True, from
+    the convex vertex k+1, in the direction a fraction ``turn`` across its normal wedge."""
+    pts = FUNNEL_PTS
+    if not rim:
+        t = (pts[k + 1] - pts[k]) / np.linalg.norm(pts[k + 1] - pts[k])
+        return pts[k] + s * (pts[k + 1] - pts[k]) - frac * r_s * np.array([-t[1], t[0]])
+    v = pts[k + 1]
+    t0 = (pts[k + 1] - pts[k]) / np.linalg.norm(pts[k + 1] - pts[k])
+    t1 = (pts[k + 2] - pts[k + 1]) / np.linalg.norm(pts[k + 2] - pts[k + 1])
+    a0 = math.atan2(-t0[0], t0[1])     # -n of the previous face
+    a1 = math.atan2(-t1[0], t1[1])     # -n of the next face
+    if a1 < a0:
+        a1 += 2 * math.pi
+    ang = a0 + turn * (a1 - a0)
+    return v + frac * r_s * np.array([math.cos(ang), math.sin(ang)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(k=st.integers(0, 4), s=st.floats(0.02, 0.98), frac=st.floats(0.5, 0.999),
+       phi=st.floats(-math.pi, math.pi), r_s=st.floats(0.02, 0.1), rim=st.booleans(),
+       turn=st.floats(0.0, 1.0))
+def test_normal_is_the_gradient_of_the_depth(k, s, frac, phi, r_s, rim, turn):
+    """The penalty force k*depth*n derives from the potential k*depth^2/2 only if n is the
+    gradient of the depth with respect to the active body's position: check it by central
+    differences (h = 1e-7 m; truncation O(h^2 / R) and rounding 1e-16 / h, both < 1e-6)."""
+    if rim and k > 2:       # convex vertices are 1, 2, 3 (faces 0-1, 1-2, 2-3)
+        rim = False
+    c2 = _near_surface(k, s, frac, r_s, rim, turn)
+    x, rho = c2
+    if rho <= 1e-3:
+        return
+    pen, _ = _reference(x, rho, r_s)
+    if not 1e-6 < pen < 0.5 * r_s:
+        return
+    GRADIENT_CHECKS.append(1)
+    centre = np.array([x, 0.0, 0.0]) + rho * _radial(phi)
+    for c in sphere_vs_revolution(Sphere(centre, r_s), FUNNEL, 10.0):
+        h = 1e-7
+        grad = np.array([(_feature_depth(centre + h * e, r_s, c.feature)
+                          - _feature_depth(centre - h * e, r_s, c.feature)) / (2 * h)
+                         for e in np.eye(3)])
+        if min(_feature_depth(centre + h * e * s, r_s, c.feature)
+               for e in np.eye(3) for s in (1, -1)) == 0.0:
+            continue   # a step left the feature's region (on a region boundary)
+        assert np.allclose(grad, c.normal, atol=1e-6)
+
+
+def test_rolling_over_a_rim_is_continuous():
+    """Sphere centre moved along a path at constant distance 0.9 R from the polyline across the
+    mouth rim (plane -> 60-degree cone): depth stays 0.1 R and the normal turns smoothly from
+    the plane's to the cone's (digest 16.2 item 4: no drop-out, no spike)."""
+    r_s = 0.05
+    dist = 0.9 * r_s
+    v = FUNNEL_PTS[1]
+    a_plane = math.pi                         # rim -> centre over the plane: (-1, 0)
+    a_cone = math.pi + (math.pi / 2 - _A60)   # rim -> centre over the cone: -(sin a, cos a)
+    t = np.array([math.cos(_A60), -math.sin(_A60)])
+    n2 = np.array([math.sin(_A60), math.cos(_A60)])
+    normals = []
+    for ang in np.linspace(a_plane - 0.3, a_cone + 0.3, 400):
+        if ang < a_plane:        # before the rim: along the plane face, outwards
+            c2 = np.array([-dist, v[1] + (a_plane - ang) * 0.2])
+        elif ang > a_cone:       # past the rim: along the cone face
+            c2 = v + (ang - a_cone) * 0.2 * t - dist * n2
+        else:                    # around the rim at constant distance
+            c2 = v + dist * np.array([math.cos(ang), math.sin(ang)])
+        cs = sphere_vs_revolution(Sphere((c2[0], c2[1], 0.0), r_s), FUNNEL, 1.0)
+        assert len(cs) == 1
+        assert cs[0].depth == pytest.approx(0.1 * r_s, abs=1e-12)
+        normals.append(cs[0].normal)
+    steps = np.linalg.norm(np.diff(np.array(normals), axis=0), axis=1)
+    assert steps.max() < 0.02      # 400 samples over ~1.7 rad of normal turn: ~0.005 each
+
+
+@pytest.mark.parametrize("roll", [0.3, 2.0, -1.0])
+def test_axisymmetry_and_mirror(roll):
+    """Rotating the sphere about X_PU rotates the contact; y -> -y mirrors it."""
+    centre = np.array([_X1 + 0.02, 0.25, 0.1])
+    c_, s_ = math.cos(roll), math.sin(roll)
+    rot = np.array([[1, 0, 0], [0, c_, -s_], [0, s_, c_]])
+    (a,) = sphere_vs_revolution(Sphere(centre, 0.06), FUNNEL, 1.0)
+    (b,) = sphere_vs_revolution(Sphere(rot @ centre, 0.06), FUNNEL, 1.0)
+    assert b.depth == pytest.approx(a.depth, abs=1e-12) and b.feature == a.feature
+    assert np.allclose(b.normal, rot @ a.normal, atol=1e-12)
+    assert np.allclose(b.point, rot @ a.point, atol=1e-12)
+    m = np.diag([1.0, -1.0, 1.0])
+    (c,) = sphere_vs_revolution(Sphere(m @ centre, 0.06), FUNNEL, 1.0)
+    assert np.allclose(c.normal, m @ a.normal, atol=1e-12)
+
+
+def test_gradient_check_was_exercised():
+    """Guard against a vacuous property test: the sampled region hits contacts."""
+    GRADIENT_CHECKS.clear()
+    test_normal_is_the_gradient_of_the_depth()
+    assert len(GRADIENT_CHECKS) >= 10
