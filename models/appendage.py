@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -61,10 +62,16 @@ from models.errors import InputError
 __all__ = [
     "Spacecraft", "Rod", "Hinge", "Load", "Clamp", "InitialState", "AppendageConfig",
     "AppendageResult", "ClampEvent", "simulate", "linear_frequencies", "COLUMN_UNITS",
-    "column_names",
+    "column_names", "preset_path",
 ]
 
 FORMULATIONS = ("full", "reduced")
+
+
+def preset_path(name: str) -> Path:
+    """Path of a shipped example configuration in ``models/presets`` (e.g.
+    ``"appendage_pulse.toml"``)."""
+    return Path(__file__).parent / "presets" / name
 
 
 # --------------------------------------------------------------------------------------------
