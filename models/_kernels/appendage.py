@@ -593,6 +593,56 @@ def _dense_rel(yold, Kst, hs, theta, off, k):
 
 
 @njit(**NJIT)
+def _first_entry(y, Kst, hs, off, k, thr):
+    """First ``theta`` in (0, 1] of the last step where ``|rel angle of hinge k| < thr``.
+
+    The dense output is sampled at 8 points per step, and a sign change of the relative angle
+    between samples (the chord passing straight through the window) is resolved too, so a
+    window narrower than the step is not skipped. The entry is then located by bisection to
+    1e-12 s. Returns ``(lo, hi)`` with ``hi < 0`` when the condition is not met in the step.
+    """
+    lo = 0.0
+    vprev = _rel_angle(y, off, k)
+    for j in range(1, 9):
+        th = j / 8.0
+        v = _dense_rel(y, Kst, hs, th, off, k)
+        if abs(v) < thr or v * vprev < 0.0:
+            hi = th
+            if not abs(v) < thr:  # passed through zero: bracket the zero crossing first
+                a = lo
+                va = vprev
+                for _ in range(100):
+                    if (hi - a) * hs <= 1e-13:
+                        break
+                    mid = 0.5 * (a + hi)
+                    vm = _dense_rel(y, Kst, hs, mid, off, k)
+                    if abs(vm) < thr:
+                        hi = mid
+                        break
+                    if vm * va < 0.0:
+                        hi = mid
+                    else:
+                        a = mid
+                        va = vm
+                if not abs(_dense_rel(y, Kst, hs, hi, off, k)) < thr:
+                    vprev = v
+                    lo = th
+                    continue
+            for _ in range(100):
+                if (hi - lo) * hs <= 1e-12:
+                    break
+                mid = 0.5 * (lo + hi)
+                if abs(_dense_rel(y, Kst, hs, mid, off, k)) < thr:
+                    hi = mid
+                else:
+                    lo = mid
+            return lo, hi
+        vprev = v
+        lo = th
+    return 0.0, -1.0
+
+
+@njit(**NJIT)
 def _write_output(form, y, t, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr,
                   Y, bend_out, io, dy, bend):
     ny = y.shape[0]
@@ -794,17 +844,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
                 continue
             k = int(clamps[c, CLAMP_HINGE])
             thr = clamps[c, CLAMP_THRESHOLD]
-            if abs(_rel_angle(ynew, off, k)) < thr:
-                lo = 0.0
-                hi = 1.0
-                for _ in range(100):
-                    if (hi - lo) * hs <= 1e-12:
-                        break
-                    mid = 0.5 * (lo + hi)
-                    if abs(_dense_rel(y, Kst, hs, mid, off, k)) < thr:
-                        hi = mid
-                    else:
-                        lo = mid
+            lo, hi = _first_entry(y, Kst, hs, off, k, thr)
+            if hi >= 0.0:
                 if hi < te_theta:
                     te_theta = hi
                     te_c = c

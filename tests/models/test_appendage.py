@@ -309,3 +309,19 @@ def test_preset_is_valid_and_columns_are_as_specified():
         "t", "u_Cx", "u_Cy", "theta_C", "v_Cx", "v_Cy", "Omega", "phi_1", "phi_2",
         "alpha_1", "alpha_2", "beta_1", "beta_2"]
     assert res.units()["Omega"] == "rad/s" and res.units()["beta_2"] == "rad"
+
+
+def test_clamp_window_narrower_than_a_step_is_not_skipped():
+    # a rod swinging through the deployed position at ~2 rad/s: |phi| < 1e-3 lasts ~1e-3 s,
+    # far shorter than the steps the loose tolerance allows
+    clamp = ap.Clamp(0, 1e-3, 10.0, 0.0)
+    cfg = _config(1, phi=(0.6,), phi_rate=(-2.0,), clamps=(clamp,), duration=1.0, points=3,
+                  form="reduced")
+    res = ap.simulate(cfg, rtol=1e-6, atol=1e-8)
+    assert res.stats["n_accepted"] < 40  # steps of ~0.03 s or more
+    assert len(res.clamps) == 1
+    te = res.clamps[0].t
+    free = ap.simulate(ap.AppendageConfig(**{**cfg.__dict__, "clamps": (), "duration": te,
+                                             "output_points": 2}), rtol=1e-11, atol=1e-13)
+    # entry located on the dense output of a 1e-6 run: |phi| = thr to ~1e-6 rad
+    assert abs(free.columns()["phi_1"][-1]) == pytest.approx(1e-3, abs=2e-6)
