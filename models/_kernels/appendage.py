@@ -92,6 +92,14 @@ _RK_P = np.array([
 # --------------------------------------------------------------------------------------------
 @njit(**NJIT)
 def assemble(q, p, body, rods, M, h):
+    """Inertia matrix ``M(q)`` and bias ``h(q, p)``; see :func:`_assemble_ws`."""
+    n = rods.shape[0]
+    _assemble_ws(q, p, body, rods, M, h, np.empty(n + 5, dtype=np.int64), np.empty(n + 5),
+                 np.empty(n + 5), np.empty(n), np.empty(n))
+
+
+@njit(**NJIT)
+def _assemble_ws(q, p, body, rods, M, h, cols, ax, ay, lnx, lny):
     """Inertia matrix ``M(q)`` [N x N] and velocity-quadratic bias ``h(q, p)`` [N] of (14).
 
     ``M p_dot + h`` is the vector of inertial generalised forces (the operators L_r of (8)-(13));
@@ -115,12 +123,8 @@ def assemble(q, p, body, rods, M, h):
     M[2, 2] = body[BODY_J0]
     h[0] = -m0 * om * vy
     h[1] = m0 * om * vx
-    # partial-velocity columns of one mass point: indices, x and y components
-    cols = np.empty(n + 5, dtype=np.int64)
-    ax = np.empty(n + 5)
-    ay = np.empty(n + 5)
-    lnx = np.empty(n)  # l_j n_j of the rods already passed
-    lny = np.empty(n)
+    # cols, ax, ay: partial-velocity columns of one mass point (indices, x, y components);
+    # lnx, lny: l_j n_j of the rods already passed (scratch, sizes n + 5 and n)
     rx = body[BODY_X0]   # node k-1 position
     ry = body[BODY_Y0]
     vrx = 0.0            # node k-1 velocity relative to the body frame
@@ -362,14 +366,27 @@ def _lu_solve(A, b, x):
 @njit(**NJIT)
 def full_rhs(y, body, rods, hinges, Q, dy):
     """Full formulation (14): ``dy = [M^-1 (Q - h - K q - D p), G(q) p]``. Returns a status."""
+    ws = _Workspace(rods.shape[0])
+    return _full_rhs_ws(y, body, rods, hinges, Q, dy, ws[0], ws[1], ws[2])
+
+
+@njit(**NJIT)
+def _Workspace(n):
+    """Scratch arrays of the right-hand sides: matrices [2, N, N], vectors [12, N+5], ints."""
+    N = 3 * n + 3
+    return np.empty((2, N, N)), np.empty((12, N + 5)), np.empty(n + 5, dtype=np.int64)
+
+
+@njit(**NJIT)
+def _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1):
     n = rods.shape[0]
     N = 3 * n + 3
     p = y[:N]
     q = y[N:]
-    M = np.empty((N, N))
-    h = np.empty(N)
-    f = np.empty(N)
-    assemble(q, p, body, rods, M, h)
+    M = W2[0]
+    h = W1[0, :N]
+    f = W1[1, :N]
+    _assemble_ws(q, p, body, rods, M, h, I1, W1[2], W1[3], W1[4, :n], W1[5, :n])
     _elastic_forces(q, p, rods, hinges, f)
     for i in range(N):
         f[i] = Q[i] - h[i] - f[i]
@@ -439,20 +456,27 @@ def reduced_rhs(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend):
 
     ``Mt = M0_rr - G M0_br`` is not symmetric (as the paper says); it is solved by LU.
     """
+    ws = _Workspace(rods.shape[0])
+    return _reduced_rhs_ws(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend,
+                           ws[0], ws[1], ws[2])
+
+
+@njit(**NJIT)
+def _reduced_rhs_ws(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend, W2, W1, I1):
     n = rods.shape[0]
     N = 3 * n + 3
     R = n + 3
     B = 2 * n
-    qf = np.zeros(N)
-    pf = np.zeros(N)
-    for i in range(R):
-        pf[i] = y[i]
-        qf[i] = y[R + i]
-    M0 = np.empty((N, N))
-    h0 = np.empty(N)
-    assemble(qf, pf, body, rods, M0, h0)
-    Mt = np.empty((R, R))
-    rhs = np.empty(R)
+    qf = W1[6, :N]
+    pf = W1[7, :N]
+    for i in range(N):
+        pf[i] = y[i] if i < R else 0.0
+        qf[i] = y[R + i] if i < R else 0.0
+    M0 = W2[0]
+    h0 = W1[0, :N]
+    _assemble_ws(qf, pf, body, rods, M0, h0, I1, W1[2], W1[3], W1[4, :n], W1[5, :n])
+    Mt = W2[1, :R, :R]
+    rhs = W1[1, :R]
     for i in range(R):
         s = Q[i] - h0[i]
         for k in range(B):
@@ -469,7 +493,7 @@ def reduced_rhs(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend):
     dy[R + 1] = y[1] - y[2] * y[R]
     for i in range(2, R):
         dy[R + i] = y[i]
-    tmp = np.empty(B)
+    tmp = W1[8, :B]
     for i in range(B):
         s = h0[R + i]
         for j in range(R):
@@ -532,10 +556,11 @@ def invariants(y, body, rods, hinges, out):
 # time integration
 # --------------------------------------------------------------------------------------------
 @njit(**NJIT)
-def _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend):
+def _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend, W2, W1, I1):
     if form == FORM_FULL:
-        return full_rhs(y, body, rods, hinges, Q, dy)
-    return reduced_rhs(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend)
+        return _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1)
+    return _reduced_rhs_ws(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend,
+                           W2, W1, I1)
 
 
 @njit(**NJIT)
@@ -644,13 +669,13 @@ def _first_entry(y, Kst, hs, off, k, thr):
 
 @njit(**NJIT)
 def _write_output(form, y, t, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr,
-                  Y, bend_out, io, dy, bend):
+                  Y, bend_out, io, dy, bend, W2, W1, I1):
     ny = y.shape[0]
     n = rods.shape[0]
     for i in range(ny):
         Y[io, i] = y[i]
     if form == FORM_REDUCED:
-        _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend)
+        _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend, W2, W1, I1)
         for i in range(2 * n):
             bend_out[io, i] = bend[i]
     else:
@@ -710,6 +735,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
     Dbr = np.zeros((B, R))
     bend = np.zeros(B)
     Q = np.zeros(N)
+    W2, W1, I1 = _Workspace(n)
     y = y0.copy()
     t = t_out[0]
     tf = t_out[t_out.shape[0] - 1]
@@ -751,14 +777,14 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
     ynew = np.empty(ny)
     ydense = np.empty(ny)
     f0 = np.empty(ny)
-    st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, f0, bend)
+    st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, f0, bend, W2, W1, I1)
     stats[STAT_NFEV] += 1
     if st != STATUS_OK:
         return st
     io = 0
     while io < n_out and t_out[io] <= t:
         _write_output(form, y, t, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr,
-                      Y, bend_out, io, ytmp, bend)
+                      Y, bend_out, io, ytmp, bend, W2, W1, I1)
         io += 1
 
     # initial step (Hairer, Norsett & Wanner II.4, as scipy's select_initial_step)
@@ -774,7 +800,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
     hh = min(hh, seg_end - t)
     for i in range(ny):
         ytmp[i] = y[i] + hh * f0[i]
-    st = _rhs(form, ytmp, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, ynew, bend)
+    st = _rhs(form, ytmp, body, rods, hinges, Q, G, Kt, Dt,
+              Kbb_inv, Kbr, Dbr, ynew, bend, W2, W1, I1)
     stats[STAT_NFEV] += 1
     if st != STATUS_OK:
         return st
@@ -808,7 +835,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
                     acc += _RK_A[s_, j] * Kst[j, i]
                 ytmp[i] = y[i] + hs * acc
             st = _rhs(form, ytmp, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr,
-                      Kst[s_], bend)
+                      Kst[s_], bend, W2, W1, I1)
             stats[STAT_NFEV] += 1
             if st != STATUS_OK:
                 return st
@@ -817,7 +844,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
             for j in range(6):
                 acc += _RK_B[j] * Kst[j, i]
             ynew[i] = y[i] + hs * acc
-        st = _rhs(form, ynew, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, Kst[6], bend)
+        st = _rhs(form, ynew, body, rods, hinges, Q, G, Kt, Dt,
+                  Kbb_inv, Kbr, Dbr, Kst[6], bend, W2, W1, I1)
         stats[STAT_NFEV] += 1
         if st != STATUS_OK:
             return st
@@ -855,7 +883,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
             while io < n_out and t_out[io] <= te:
                 _dense(y, Kst, hs, (t_out[io] - t) / hs, ytmp)
                 _write_output(form, ytmp, t_out[io], body, rods, hinges, Q, G, Kt, Dt,
-                              Kbb_inv, Kbr, Dbr, Y, bend_out, io, ynew, bend)
+                              Kbb_inv, Kbr, Dbr, Y, bend_out, io, ynew, bend, W2, W1, I1)
                 io += 1
             k = int(clamps[te_c, CLAMP_HINGE])
             engaged[te_c] = 1
@@ -869,7 +897,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
             t = te
             for i in range(ny):
                 y[i] = ydense[i]
-            st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, f0, bend)
+            st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt,
+                      Kbb_inv, Kbr, Dbr, f0, bend, W2, W1, I1)
             stats[STAT_NFEV] += 1
             if st != STATUS_OK:
                 return st
@@ -880,7 +909,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
         while io < n_out and t_out[io] <= tnew:
             _dense(y, Kst, hs, (t_out[io] - t) / hs, ytmp)
             _write_output(form, ytmp, t_out[io], body, rods, hinges, Q, G, Kt, Dt,
-                          Kbb_inv, Kbr, Dbr, Y, bend_out, io, ydense, bend)
+                          Kbb_inv, Kbr, Dbr, Y, bend_out, io, ydense, bend, W2, W1, I1)
             io += 1
         t = tnew
         for i in range(ny):
@@ -890,7 +919,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
             ib += 1
             seg_end = bps[ib]
             _load_vector(loads, t, seg_end, Q)
-            st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, f0, bend)
+            st = _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt,
+                      Kbb_inv, Kbr, Dbr, f0, bend, W2, W1, I1)
             stats[STAT_NFEV] += 1
             if st != STATUS_OK:
                 return st
