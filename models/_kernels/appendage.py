@@ -42,10 +42,10 @@ __all__ = [
     "HINGE_K", "HINGE_NU", "HINGE_SIZE",
     "LOAD_T0", "LOAD_T1", "LOAD_X", "LOAD_Y", "LOAD_M", "LOAD_SIZE",
     "CLAMP_HINGE", "CLAMP_THRESHOLD", "CLAMP_K", "CLAMP_NU", "CLAMP_SIZE",
-    "FORM_FULL", "FORM_REDUCED",
+    "FORM_FULL", "FORM_REDUCED", "FORM_FULL_PAPER",
     "STATUS_OK", "STATUS_MAX_STEPS", "STATUS_STEP_UNDERFLOW", "STATUS_SINGULAR",
     "STAT_NFEV", "STAT_NACCEPT", "STAT_NREJECT", "STAT_SIZE",
-    "assemble", "elastic_matrices", "full_rhs", "reduced_operators", "reduced_rhs",
+    "assemble", "drop_second_order_bending", "elastic_matrices", "full_rhs", "reduced_operators", "reduced_rhs",
     "invariants", "integrate",
 ]
 
@@ -54,7 +54,7 @@ ROD_L, ROD_M, ROD_EI, ROD_MU, ROD_SIZE = 0, 1, 2, 3, 4
 HINGE_K, HINGE_NU, HINGE_SIZE = 0, 1, 2
 LOAD_T0, LOAD_T1, LOAD_X, LOAD_Y, LOAD_M, LOAD_SIZE = 0, 1, 2, 3, 4, 5
 CLAMP_HINGE, CLAMP_THRESHOLD, CLAMP_K, CLAMP_NU, CLAMP_SIZE = 0, 1, 2, 3, 4
-FORM_FULL, FORM_REDUCED = 0, 1
+FORM_FULL, FORM_REDUCED, FORM_FULL_PAPER = 0, 1, 2
 STATUS_OK, STATUS_MAX_STEPS, STATUS_STEP_UNDERFLOW, STATUS_SINGULAR = 0, 1, 2, 3
 STAT_NFEV, STAT_NACCEPT, STAT_NREJECT, STAT_SIZE = 0, 1, 2, 3
 
@@ -222,6 +222,30 @@ def _assemble_ws(q, p, body, rods, M, h, cols, ax, ay, lnx, lny):
             M[i, j] = M[j, i]
 
 
+@njit(**NJIT)
+def drop_second_order_bending(q, p, rods, h):
+    """Remove from the bias ``h`` the terms of second order in bending that do not fit the
+    paper's ``N z`` form (digest 10.7 item 4): ``2 (Omega + dphi_k) m_k int eta eta_dot ds``
+    from row phi_k and their sum from row theta_C, with
+    ``int eta eta_dot ds = l^3 [a a'/105 - (a b' + b a')/140 + b b'/105]``.
+
+    What remains is exactly ``N(q) z(p)`` with the first ``n + 3`` columns of ``N``
+    antisymmetric, as the paper states; energy is then conserved only up to these terms.
+    """
+    n = rods.shape[0]
+    om = p[2]
+    for k in range(n):
+        lk = rods[k, ROD_L]
+        a = q[3 + n + k]
+        b = q[3 + 2 * n + k]
+        da = p[3 + n + k]
+        db = p[3 + 2 * n + k]
+        ie = lk * lk * lk * (a * da / 105.0 - (a * db + b * da) / 140.0 + b * db / 105.0)
+        term = 2.0 * (om + p[3 + k]) * rods[k, ROD_M] * ie
+        h[3 + k] -= term
+        h[2] -= term
+
+
 # --------------------------------------------------------------------------------------------
 # elastic and dissipative terms
 # --------------------------------------------------------------------------------------------
@@ -364,10 +388,14 @@ def _lu_solve(A, b, x):
 # right-hand sides
 # --------------------------------------------------------------------------------------------
 @njit(**NJIT)
-def full_rhs(y, body, rods, hinges, Q, dy):
-    """Full formulation (14): ``dy = [M^-1 (Q - h - K q - D p), G(q) p]``. Returns a status."""
+def full_rhs(y, body, rods, hinges, Q, dy, exact=True):
+    """Full formulation (14): ``dy = [M^-1 (Q - h - K q - D p), G(q) p]``. Returns a status.
+
+    ``exact=False`` drops the second-order bending terms of the bias
+    (:func:`drop_second_order_bending`).
+    """
     ws = _Workspace(rods.shape[0])
-    return _full_rhs_ws(y, body, rods, hinges, Q, dy, ws[0], ws[1], ws[2])
+    return _full_rhs_ws(y, body, rods, hinges, Q, dy, ws[0], ws[1], ws[2], exact)
 
 
 @njit(**NJIT)
@@ -378,7 +406,7 @@ def _Workspace(n):
 
 
 @njit(**NJIT)
-def _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1):
+def _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1, exact):
     n = rods.shape[0]
     N = 3 * n + 3
     p = y[:N]
@@ -387,6 +415,8 @@ def _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1):
     h = W1[0, :N]
     f = W1[1, :N]
     _assemble_ws(q, p, body, rods, M, h, I1, W1[2], W1[3], W1[4, :n], W1[5, :n])
+    if not exact:
+        drop_second_order_bending(q, p, rods, h)
     _elastic_forces(q, p, rods, hinges, f)
     for i in range(N):
         f[i] = Q[i] - h[i] - f[i]
@@ -558,7 +588,9 @@ def invariants(y, body, rods, hinges, out):
 @njit(**NJIT)
 def _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend, W2, W1, I1):
     if form == FORM_FULL:
-        return _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1)
+        return _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1, True)
+    if form == FORM_FULL_PAPER:
+        return _full_rhs_ws(y, body, rods, hinges, Q, dy, W2, W1, I1, False)
     return _reduced_rhs_ws(y, body, rods, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend,
                            W2, W1, I1)
 
@@ -696,7 +728,8 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
     t_out : float64[n_out]
         Increasing output times [s].
     form : int
-        ``FORM_FULL`` or ``FORM_REDUCED``.
+        ``FORM_FULL``, ``FORM_FULL_PAPER`` (full without the second-order bending terms of
+        the bias) or ``FORM_REDUCED``.
     rtol, atol : float
         Error control per component (scipy's RMS norm); ``max_step`` [s]; ``max_steps``.
     Y : float64[n_out, ny]
