@@ -6,8 +6,8 @@ pulse
     The shipped preset ``models/presets/appendage_pulse.toml`` (2 rods, 20 s, force/moment
     pulse): the acceptance case of issue 9.
 deploy
-    Two folded rods deployed by the spin of the spacecraft, free hinges, both clamps engage
-    (30 s).
+    ``models/presets/appendage_deploy.toml``: two folded rods deployed by the spin of the
+    spacecraft, free hinges, both clamps engage (30 s).
 
 Numba compiles into a private cache directory first, so ``compile_s`` is a cold compile of
 every kernel; timings are the median of 5 runs after that, at the CLI default tolerances
@@ -31,14 +31,6 @@ from models import appendage as ap  # noqa: E402
 from recon.io import load_toml  # noqa: E402
 
 
-def _deploy() -> ap.AppendageConfig:
-    return ap.AppendageConfig(
-        "full", 30.0, 3001, ap.Spacecraft(500.0, 400.0, (1.0, 0.0)),
-        (ap.Rod(3.0, 1.5, 2.0e4, 2.0), ap.Rod(3.0, 1.5, 2.0e4, 1.0)),
-        (ap.Hinge(0.0, 0.5), ap.Hinge(0.0, 0.5)), ap.InitialState((1.5, -1.5), None, 0.3),
-        (), (ap.Clamp(0, 0.02, 2e4, 200.0), ap.Clamp(1, 0.02, 2e4, 200.0)))
-
-
 def _time(cfg, form, repeats=5):
     walls = []
     for _ in range(repeats):
@@ -56,7 +48,8 @@ def main() -> None:
     ap.simulate(short, formulation="reduced")
     compile_s = time.perf_counter() - t0
     fig: dict[str, float] = {"compile_s": round(compile_s, 2)}
-    for name, cfg in (("pulse", pulse), ("deploy", _deploy())):
+    deploy = ap.AppendageConfig.from_dict(load_toml(ap.preset_path("appendage_deploy.toml")))
+    for name, cfg in (("pulse", pulse), ("deploy", deploy)):
         wf, rf = _time(cfg, "full")
         wr, rr = _time(cfg, "reduced")
         cf, cr = rf.columns(), rr.columns()

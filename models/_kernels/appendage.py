@@ -23,6 +23,12 @@ Packed arrays (SI units; column constants below)
                                on ``t_start <= t < t_end``, summed where windows overlap
 ``clamps`` float64[C, 4]       ``[hinge index, threshold rad, kappa_lock, nu_lock]``
 
+Time integration is an adaptive Dormand-Prince 5(4) pair with Shampine's quartic dense output
+(the coefficients of scipy's RK45) inside the kernel, no per-step Python. Adaptive rather than
+the project's usual fixed-step RK4 because the point of the reduced formulation is the step
+size: the full one is limited by the rods' bending frequencies, the reduced one by the rigid
+motion, and each gets the step its own dynamics allow.
+
 Status codes returned by :func:`integrate`: ``STATUS_OK``, ``STATUS_MAX_STEPS``,
 ``STATUS_STEP_UNDERFLOW``, ``STATUS_SINGULAR`` (inertia matrix not positive definite / reduced
 inertia singular).
@@ -742,9 +748,11 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
         Output: RHS evaluations, accepted and rejected steps.
 
     Steps never cross a load window edge (the right-hand side jumps there). A clamp engages
-    when ``|phi_{k+1} - phi_k|`` first falls below its threshold, located by bisection on the
-    dense output to 1e-12 s; its hinge stiffness and damping are then replaced (permanently)
-    and the integration restarts from the event state. A clamp whose condition holds at
+    when ``|phi_{k+1} - phi_k|`` first falls below its threshold: the dense output of each
+    accepted step is sampled at 8 points (and zero crossings of the relative angle between
+    samples are resolved), the entry is located by bisection to 1e-12 s; the hinge stiffness
+    and damping are then replaced (permanently) and the integration restarts from the event
+    state. A clamp whose condition holds at
     ``t_out[0]`` engages at ``t_out[0]``.
     """
     n = rods.shape[0]

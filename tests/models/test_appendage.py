@@ -320,6 +320,9 @@ def test_preset_is_valid_and_columns_are_as_specified():
         "t", "u_Cx", "u_Cy", "theta_C", "v_Cx", "v_Cy", "Omega", "phi_1", "phi_2",
         "alpha_1", "alpha_2", "beta_1", "beta_2"]
     assert res.units()["Omega"] == "rad/s" and res.units()["beta_2"] == "rad"
+    from recon.io import load_toml
+    deploy = ap.AppendageConfig.from_dict(load_toml(ap.preset_path("appendage_deploy.toml")))
+    assert deploy.n == 2 and len(deploy.clamps) == 2
 
 
 def test_clamp_window_narrower_than_a_step_is_not_skipped():
