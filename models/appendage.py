@@ -525,8 +525,8 @@ class AppendageResult:
 
     def units(self) -> dict[str, str]:
         """Unit of every column."""
-        return {c: COLUMN_UNITS[c.split("_")[0] if c.split("_")[0] in ("phi", "alpha", "beta")
-                                else c] for c in column_names(self.n)}
+        return {c: COLUMN_UNITS[c] if c in COLUMN_UNITS else COLUMN_UNITS[c.split("_")[0]]
+                for c in column_names(self.n)}
 
     def invariants(self, rigid: bool | None = None) -> dict[str, np.ndarray]:
         """Energies [J] and inertial momenta at the output times.
@@ -539,7 +539,6 @@ class AppendageResult:
         """
         rigid = self.formulation == "reduced" if rigid is None else rigid
         packed = self.config.pack()
-        hinges = _final_hinges(self.config, self.clamps)
         ys = self.full_state().copy()
         n = self.n
         N = 3 * n + 3
@@ -547,25 +546,16 @@ class AppendageResult:
             ys[:, 3 + n:N] = 0.0
             ys[:, N + 3 + n:] = 0.0
         out = np.zeros((len(self.t), 6))
-        buf = np.zeros(6)
-        t_lock = {c.hinge: c.t for c in self.clamps}
-        h_now = packed["hinges"].copy()
+        hinges = packed["hinges"].copy()
+        lock = {c.hinge: c for c in self.config.clamps}
         for i, y in enumerate(ys):
-            for c in self.clamps:  # hinge energy with the stiffness in force at t
-                if self.t[i] >= t_lock[c.hinge]:
-                    h_now[c.hinge] = hinges[c.hinge]
-            _k.invariants(np.ascontiguousarray(y), packed["body"], packed["rods"], h_now, buf)
-            out[i] = buf
+            for e in self.clamps:  # hinge energy with the stiffness in force at t
+                if self.t[i] >= e.t:
+                    hinges[e.hinge] = (lock[e.hinge].stiffness, lock[e.hinge].damping)
+            _k.invariants(np.ascontiguousarray(y), packed["body"], packed["rods"], hinges, out[i])
         return {"kinetic": out[:, 0], "strain": out[:, 1], "hinge": out[:, 2],
                 "energy": out[:, 0] + out[:, 1] + out[:, 2], "P_X": out[:, 3],
                 "P_Y": out[:, 4], "L": out[:, 5]}
-
-
-def _final_hinges(config: AppendageConfig, events) -> np.ndarray:
-    h = config.pack()["hinges"]
-    for c in config.clamps:
-        h[c.hinge] = (c.stiffness, c.damping)
-    return h
 
 
 # --------------------------------------------------------------------------------------------
