@@ -128,6 +128,17 @@ def test_cantilever_frequencies_converge_to_euler_bernoulli():
     np.testing.assert_allclose(wf, ap.linear_frequencies(_cantilever(2))[:3], rtol=1e-6)
 
 
+def test_rigid_rod_on_hinge_spring_frequency():
+    """Digest V7: EI -> infinity, omega = sqrt(kappa_0 / (m l^3 / 3 + mu l^2))."""
+    l, m, mu, k0 = 2.5, 1.2, 0.7, 40.0
+    cfg = ap.AppendageConfig("full", 1.0, 2, ap.Spacecraft(1e12, 1e12, (0.3, 0.0)),
+                             (ap.Rod(l, m, 1e10, mu),), (ap.Hinge(k0, 0.0),),
+                             ap.InitialState((0.0,)))
+    w = ap.linear_frequencies(cfg)[0]
+    # bending compliance of EI = 1e10 changes the frequency by ~1e-9 relative
+    assert w == pytest.approx(math.sqrt(k0 / (m * l ** 3 / 3 + mu * l ** 2)), rel=1e-7)
+
+
 def test_cantilever_time_response_oscillates_at_linear_frequency():
     """Small-amplitude free vibration from the first mode shape, integrated in time."""
     # softer hinges (1e3 EI/l) keep the explicit integrator's step reasonable; the reference
