@@ -58,6 +58,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from models._kernels import appendage as _k
+from models._kernels.appendage_integrate import integrate as _integrate
 from models.errors import InputError
 
 __all__ = [
@@ -610,11 +611,9 @@ def simulate(config: AppendageConfig, *, formulation: str | None = None, rtol: f
     code = (_k.FORM_REDUCED if form == "reduced" else
             _k.FORM_FULL if second_order_bending_terms else _k.FORM_FULL_PAPER)
     t0 = time.perf_counter()
-    status = _k.integrate(y0, t_out, packed["body"], packed["rods"], packed["hinges"],
-                          packed["loads"], packed["clamps"],
-                          code,
-                          float(rtol), float(atol), float(max_step), int(max_steps),
-                          Y, bend, clamp_t, stats)
+    status = _integrate(y0, t_out, packed["body"], packed["rods"], packed["hinges"],
+                        packed["loads"], packed["clamps"], code, float(rtol), float(atol),
+                        float(max_step), int(max_steps), Y, bend, clamp_t, stats)
     wall = time.perf_counter() - t0
     if status != _k.STATUS_OK:
         raise RuntimeError(f"appendage integration failed: {_STATUS.get(status, status)}")

@@ -8,6 +8,7 @@ from scipy.linalg import eigh
 
 from models import appendage as ap
 from models._kernels import appendage as K
+from models._kernels.appendage_integrate import integrate
 from models.errors import InputError
 
 EB_LAMBDA = np.array([1.875104068711961, 4.694091132974174, 7.854757438237613])  # clamped-free
@@ -157,7 +158,7 @@ def test_cantilever_time_response_oscillates_at_linear_frequency():
     t_out = np.linspace(0.0, 10 * T, 4001)
     Y = np.zeros((t_out.size, 2 * N))
     B = np.zeros((t_out.size, 2 * n))
-    st = K.integrate(y0, t_out, pk["body"], pk["rods"], pk["hinges"], pk["loads"],
+    st = integrate(y0, t_out, pk["body"], pk["rods"], pk["hinges"], pk["loads"],
                      pk["clamps"], K.FORM_FULL, 1e-10, 1e-14, math.inf, 10 ** 8, Y, B,
                      np.zeros(0), np.zeros(K.STAT_SIZE, np.int64))
     assert st == K.STATUS_OK
