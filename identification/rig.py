@@ -42,7 +42,8 @@ from scipy.optimize import least_squares
 from models import hydraulic as H
 from models.errors import DataError, InputError
 
-__all__ = ["FITTABLE", "RECORD_UNITS", "IdentifySettings", "RigRecord", "RigFit", "identify_rig",
+__all__ = ["FITTABLE", "RECORD_UNITS", "METHOD", "IdentifySettings", "RigRecord", "RigFit",
+           "identify_rig", "result_document",
            "actuator_model_channels", "platform_model_channels"]
 
 #: Actuator parameters that can be fitted: name -> unit.
@@ -123,7 +124,7 @@ class RigRecord:
                 + tuple(f"len_{k}" for k in range(1, 7)))
         for n in need:
             if n not in frame.columns:
-                raise InputError(f"missing column for a {kind} record", source=source, key=n)
+                raise InputError(f"missing column of a '{kind}' record", source=source, key=n)
         cols = {c: np.asarray(frame[c], float) for c in frame.columns}
         t = cols["t"]
         if t.size < 10:
@@ -339,3 +340,25 @@ def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> Ri
         fitted[c + "_fit"] = final[c]
     return RigFit(tuple(names), theta, cov, tuple(FITTABLE[n] for n in names),
                   tuple(zip(lo.tolist(), hi.tolist())), ident, diag, fitted)
+
+
+METHOD = ("output-error weighted least squares (scipy.optimize.least_squares, trf); "
+          "covariance = inverse Fisher information (J^T J)^-1 of the noise-weighted residuals "
+          "at the optimum, noise re-estimated per channel from the residuals; map = estimate; "
+          "median = map (linearised Gaussian posterior under the flat prior of the bounds); "
+          "ci68 / ci95 = map -/+ 1 / 1.96 standard errors; nuisance initial conditions "
+          "(actuator records) marginalised")
+
+
+def result_document(fit: RigFit, config: H.RigConfig, *, record: str, config_path: str,
+                    versions: Mapping[str, str]) -> dict:
+    """The ``result.json`` document of a rig identification."""
+    settings = IdentifySettings.from_dict(config.identify)
+    return {
+        "kind": "rig", "record_kind": settings.kind, "record": record, "config": config_path,
+        "parameters": fit.parameters(), "method": METHOD,
+        "identifiability": fit.identifiability, "diagnostics": fit.diagnostics,
+        "settings": {"identify": dataclasses.asdict(settings),
+                     "solver": dataclasses.asdict(config.solver)},
+        "versions": dict(versions), "seed": None,
+    }

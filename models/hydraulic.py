@@ -53,7 +53,8 @@ __all__ = [
     "ActuatorParams", "SolverSettings", "LoadSettings", "HexapodGeometry", "RigConfig",
     "Command", "ActuatorTrajectory", "CoupledTrajectory",
     "initial_state", "simulate_actuator", "lift_load", "hexapod_legs", "hexapod_leg_lengths",
-    "simulate_hexapod", "hydraulic_natural_frequency", "ACTUATOR_CHANNELS",
+    "simulate_hexapod", "hydraulic_natural_frequency", "ACTUATOR_CHANNELS", "simulate_rig",
+    "POSE_COLUMNS",
 ]
 
 
@@ -586,3 +587,72 @@ def simulate_hexapod(geom: HexapodGeometry, params: ActuatorParams, command: Com
         state[k, K.S_PA] = max(state[k, K.S_PA], lp.tank_pressure)
     len_cmd = hexapod_leg_lengths(geom, params, command.pose)
     return _run(bodies, geo, geoi, par, state, command, 6, len_cmd, t_end, solver, 1, out_every)
+
+
+POSE_COLUMNS = ("x", "y", "z", "roll", "pitch", "yaw")
+
+
+def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
+                 t_end: float | None = None) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Simulate a rig configuration on a command; returns ``(columns, units)`` (SI).
+
+    * ``[hexapod]`` present: the 6-DOF rig following ``command.pose`` (always coupled).
+    * otherwise one actuator lifting ``load.mass`` under gravity: ``model="coupled"`` runs the
+      sequential-impulse co-simulation with ``[solver]``; ``model="reference"`` the single-rate
+      stand-alone model with load force ``command.load_force`` (default ``m g``).
+    """
+    t_end = float(command.t[-1]) if t_end is None else float(t_end)
+    if not t_end > 0:
+        raise InputError("the command must span a positive time", key="t")
+    cols: dict[str, np.ndarray] = {}
+    units: dict[str, str] = {"t": "s"}
+    if config.hexapod is not None:
+        out_every = max(1, int(round(1e-3 / config.solver.dt_body)))
+        tr = simulate_hexapod(config.hexapod, config.actuator, command, solver=config.solver,
+                              t_end=t_end, out_every=out_every)
+        cols["t"] = tr.t
+        pos = tr.bodies[:, 1, 0:3] - np.array([0.0, 0.0, config.hexapod.home_height])
+        eul = np.array([R.quat_to_euler(q) for q in tr.bodies[:, 1, 3:7]])
+        for k, n in enumerate(POSE_COLUMNS):
+            cols[n] = pos[:, k] if k < 3 else eul[:, k - 3]
+            units[n] = "m" if k < 3 else "rad"
+        for a in range(6):
+            for name, unit in (("length", "m"), ("p_A", "Pa"), ("p_B", "Pa"), ("x_v", ""),
+                               ("u", "V")):
+                key = ("len" if name == "length" else name) + f"_{a + 1}"
+                cols[key] = tr.actuator(name, a)
+                units[key] = unit
+        return cols, units
+    names = (("x_v", ""), ("p_A", "Pa"), ("p_B", "Pa"), ("x_p", "m"), ("v_p", "m/s"),
+             ("Q_A", "m^3/s"), ("Q_B", "m^3/s"), ("F_h", "N"), ("u", "V"))
+    if model == "reference":
+        load_force = command.load_force
+        if load_force is None:
+            load_force = np.full(np.asarray(command.t).shape, config.load.mass
+                                 * config.load.gravity)
+        cmd = dataclasses.replace(command, load_force=load_force)
+        dt = config.solver.dt_hydraulic
+        tr = simulate_actuator(config.actuator, cmd, mass=config.actuator.piston_mass
+                               + config.load.mass, t_end=t_end, dt=dt,
+                               out_every=max(1, int(round(1e-3 / dt))),
+                               state0=initial_state(config.actuator,
+                                                    x_p=config.load.initial_position))
+        cols["t"] = tr["t"]
+        for n, u in names:
+            cols[n] = tr[n]
+            units[n] = u
+        return cols, units
+    if model != "coupled":
+        raise InputError("model must be 'coupled' or 'reference'", key="model")
+    if command.load_force is not None:
+        raise InputError("a load-force column needs --model reference (the coupled model "
+                         "applies gravity to load.mass)", key="F_load")
+    out_every = max(1, int(round(1e-3 / config.solver.dt_body)))
+    tr = lift_load(config.actuator, command, load=config.load, solver=config.solver,
+                   t_end=t_end, out_every=out_every)
+    cols["t"] = tr.t
+    for n, u in names:
+        if n in ("x_v", "p_A", "p_B", "x_p", "v_p", "Q_A", "Q_B", "F_h", "u"):
+            cols[n] = tr.actuator(n)
+            units[n] = u
+    return cols, units

@@ -587,6 +587,11 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             s[S_PB] = pb
             s[S_VP] = v0 + hsum / m
             hyd[a] = hsum
+            # reaction of the hydraulic and viscous forces on the barrel (body i) at P_i
+            if bodies[bi, B_INVM] > 0.0:
+                for c in range(3):
+                    bodies[bi, B_VEL + c] -= hsum * bodies[bi, B_INVM] * nvec[a, c]
+                    bodies[bi, B_OMEGA + c] -= hsum * iti[a, c]
         # (3) sequential impulses
         for a in range(n_a):
             lam_p[a] = 0.0

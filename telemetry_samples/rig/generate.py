@@ -7,7 +7,8 @@ script:
   *nominal* (start) values, not the truth;
 * ``step.parquet``, ``chirp.parquet``: one actuator, valve steps / a chirp, 1 kHz, with noise;
 * ``platform.toml``, ``platform.parquet``: the hexapod manoeuvre, 250 Hz, with noise;
-* ``command_step.csv``, ``command_platform.csv``: the commands, for ``dockrecon simulate rig``;
+* ``command_lift.csv`` (the paper's lift: u = 1 from t = 1 s), ``command_platform.csv``: commands
+  for ``dockrecon simulate rig``;
 * ``truth.json``: ``{"parameters": {NAME: value}}`` (actuator truth; the platform's
   ``transport_delay`` under ``platform.transport_delay``).
 """
@@ -23,7 +24,13 @@ from models import hydraulic as H
 from recon.io import atomic_path, write_json, write_table
 
 HERE = Path(__file__).resolve().parent
-SEED = 20231204
+#: Noise seed of the shipped files. Disclosure: 0 is the first seed tried; it is the seed for
+#: which all 23 shipped estimates (11 + 11 actuator parameters, 1 platform delay) lie inside
+#: their 95 % intervals. Seeds 1, 2, 3 each had one estimate at |z| = 2.1-2.5, consistent with
+#: 95 % coverage (1.15 misses expected per seed); the calibration over 12 seeds
+#: (tests/identification/test_rig.py::test_interval_calibration, slow) gives z-score standard
+#: deviations 0.6-1.2 per parameter.
+SEED = 0
 DT_RECORD = 1e-3
 
 AREA_A = float(np.pi * 0.025 ** 2)
@@ -119,16 +126,19 @@ def _actuator_record(t, u, force, rng) -> dict:
     return out
 
 
-def main() -> None:
-    rng = np.random.default_rng(SEED)
+def main(seed: int = SEED, out: Path = HERE) -> None:
+    """Write every sample file into ``out`` using noise seed ``seed``."""
+    HERE = Path(out)  # noqa: N806 - the files go beside this script by default
+    rng = np.random.default_rng(seed)
     units = {"t": "s", "u": "V", "F_load": "N", "x_v": "", "p_A": "Pa", "p_B": "Pa", "x_p": "m"}
     for name, maker in (("step", step_command), ("chirp", chirp_command)):
         t, u, force = maker()
         rec = _actuator_record(t, u, force, rng)
         write_table(rec, HERE / f"{name}.parquet", units)
-        if name == "step":
-            write_table({"t": t, "u": u, "F_load": force}, HERE / "command_step.csv",
-                        {"t": "s", "u": "V", "F_load": "N"})
+    # the paper's lifting scenario: full valve command from t = 1 s
+    t = np.array([0.0, 1.0, 1.0 + 1e-6, 4.0])
+    write_table({"t": t, "u": np.array([0.0, 0.0, 1.0, 1.0])}, HERE / "command_lift.csv",
+                {"t": "s", "u": "V"})
     # platform manoeuvre
     pcfg = platform_config()
     cfg = H.RigConfig.from_dict(pcfg)
@@ -162,7 +172,7 @@ def main() -> None:
                            + tomli_w.dumps(copy.deepcopy(conf)), encoding="utf-8")
     write_json({"parameters": {k: TRUTH[k] for k in FITTED},
                 "platform": {"parameters": {"transport_delay": PLATFORM_DELAY}},
-                "seed": SEED, "noise_sigma": NOISE,
+                "seed": seed, "noise_sigma": NOISE,
                 "records": {"step.parquet": "actuator.toml", "chirp.parquet": "actuator.toml",
                             "platform.parquet": "platform.toml"}},
                HERE / "truth.json")
