@@ -562,7 +562,10 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
                 pa, pb = pressure_step(pa, pb, xv, x_vol, v_pred, h, p, robust)
                 fh = pa * p[P_SA] - pb * p[P_SB]
                 v_star = v_pred + h / mt * (fh + mb * aext)
-                if robust:
+                # viscous term: implicit in the loaded predictor with the robust update; the
+                # paper's (E) is explicit (-k v_p(t)), kept so for scheme 0
+                implicit_visc = robust and scheme == 1
+                if implicit_visc:
                     damp = h * p[P_K] / mt
                 else:
                     v_star -= h * p[P_K] / mt * v_pred
@@ -578,7 +581,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
                 elif x_new <= p[P_XMIN] and v_new < 0.0:
                     x_new = p[P_XMIN]
                     v_new = 0.0
-                hsum += h * (fh - p[P_K] * (v_new if robust else v_pred))
+                hsum += h * (fh - p[P_K] * (v_new if implicit_visc else v_pred))
                 v_pred = v_new
                 x_pred = x_new
             s[S_XV] = xv
