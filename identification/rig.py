@@ -51,7 +51,8 @@ FITTABLE = {
     "bulk_modulus": "Pa", "valve_gain": "1/V", "valve_natural_frequency": "rad/s",
     "valve_damping": "", "supply_overlap": "", "tank_overlap": "",
     "flow_coefficient": "m^3/(s*Pa^0.5)", "viscous_friction": "N*s/m", "dry_friction": "N",
-    "internal_leakage": "m^3/(s*Pa)", "transport_delay": "s",
+    "internal_leakage": "m^3/(s*Pa)", "external_leakage": "m^3/(s*Pa)",
+    "transport_delay": "s",
 }
 _ACT_CHANNELS = ("x_v", "p_A", "p_B", "x_p")
 #: SI unit of every record column (for :func:`recon.io.read_table`).
@@ -234,7 +235,7 @@ def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> Ri
             b = settings.bounds[n]
         elif n == "transport_delay":
             b = (0.0, 0.05)
-        elif n == "internal_leakage":
+        elif n in ("internal_leakage", "external_leakage"):
             b = (0.0, 1e-10)
         else:
             b = (s0 / 5.0, s0 * 5.0) if s0 > 0 else (0.0, 1.0)
