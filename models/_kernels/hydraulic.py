@@ -429,8 +429,8 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
     commanded joint lengths ``len_cmd``, applied after the transport delay ``P_DELAY``.
 
     Returns ``(body_out (n_out, n_b, 13) [pos, quat, vel, omega], act_out (n_out, n_a, N_AO),
-    t_out (n_out,), diag (n_steps, 3) [sweeps, last max |dp|, min transmitted/hydraulic
-    impulse ratio])``.
+    t_out (n_out,), diag (n_steps, 3) [sweeps, last max |dp|, min over actuators of the
+    sub-step hydraulic impulse over |F_h(step start)| dt (under-drive guard, digest N3)])``.
     """
     n_b = bodies.shape[0]
     n_a = par.shape[0]
@@ -451,6 +451,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
     length = np.zeros(n_a)
     vrel0 = np.zeros(n_a)
     hyd = np.zeros(n_a)
+    fh0 = np.zeros(n_a)
     u_now = np.zeros(n_a)
     u_hist = np.zeros((n_steps + 1, n_a))
     cursor = np.zeros(n_a, dtype=np.int64)
@@ -534,6 +535,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
                 aext = 0.0
             mt = m + mb
             xv, wv, pa, pb = s[S_XV], s[S_WV], s[S_PA], s[S_PB]
+            fh0[a] = abs(pa * p[P_SA] - pb * p[P_SB]) * dt
             x_start = s[S_XP]
             x_pred = x_start
             v_pred = s[S_VP]
@@ -542,6 +544,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             bound = p[P_FC] + br * p[P_BRAKE]
             fbound[a] = bound
             hsum = 0.0
+            fsum = 0.0
             for sub in range(n_sub):
                 ts = t + sub * h - p[P_DELAY]
                 if control == 1:
@@ -582,6 +585,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
                     x_new = p[P_XMIN]
                     v_new = 0.0
                 hsum += h * (fh - p[P_K] * (v_new if implicit_visc else v_pred))
+                fsum += h * fh
                 v_pred = v_new
                 x_pred = x_new
             s[S_XV] = xv
@@ -589,7 +593,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             s[S_PA] = pa
             s[S_PB] = pb
             s[S_VP] = v0 + hsum / m
-            hyd[a] = hsum
+            hyd[a] = abs(fsum)
             # reaction of the hydraulic and viscous forces on the barrel (body i) at P_i
             if bodies[bi, B_INVM] > 0.0:
                 for c in range(3):
@@ -653,10 +657,12 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             sweeps = sweep + 1
             if dmax <= eps:
                 break
+        # under-drive guard (digest N3): impulse the sub-steps delivered over the impulse of the
+        # step-start pressure force; << 1 means the column collapsed during the sub-steps
         ratio = 1e300
         for a in range(n_a):
-            if abs(hyd[a]) > 0.0:
-                ratio = min(ratio, abs(lam_p[a]) / abs(hyd[a]))
+            if fh0[a] > 0.0:
+                ratio = min(ratio, hyd[a] / fh0[a])
         diag[step, 0] = sweeps
         diag[step, 1] = dmax
         diag[step, 2] = ratio if ratio < 1e300 else np.nan
