@@ -54,7 +54,7 @@ __all__ = [
     "ActuatorParams", "SolverSettings", "LoadSettings", "HexapodGeometry", "RigConfig",
     "Command", "ActuatorTrajectory", "CoupledTrajectory",
     "initial_state", "simulate_actuator", "lift_load", "hexapod_legs", "hexapod_leg_lengths",
-    "simulate_hexapod", "hydraulic_natural_frequency", "ACTUATOR_CHANNELS", "simulate_rig",
+    "simulate_hexapod", "hydraulic_natural_frequency", "simulate_rig",
     "POSE_COLUMNS", "UNDERDRIVE_LIMIT",
 ]
 
@@ -378,18 +378,12 @@ class Command:
     pose: np.ndarray | None = None
 
     def column(self, values: np.ndarray | None, n_act: int = 1) -> np.ndarray:
+        """``values`` as a (n_t, n_act) array; zeros when absent."""
         t = np.asarray(self.t, float)
         if values is None:
             return np.zeros((t.size, n_act))
         v = np.asarray(values, float)
         return v.reshape(t.size, -1) if v.ndim == 1 else v
-
-
-ACTUATOR_CHANNELS = {
-    "t": (K.O_T, "s"), "x_v": (K.O_XV, ""), "p_A": (K.O_PA, "Pa"), "p_B": (K.O_PB, "Pa"),
-    "x_p": (K.O_XP, "m"), "v_p": (K.O_VP, "m/s"), "Q_A": (K.O_QA, "m^3/s"),
-    "Q_B": (K.O_QB, "m^3/s"), "F_h": (K.O_FH, "N"), "u": (K.O_U, ""), "F_load": (K.O_FL, "N"),
-}
 
 
 @dataclass(frozen=True)
@@ -440,7 +434,9 @@ def simulate_actuator(params: ActuatorParams, command: Command, *, mass: float, 
 class CoupledTrajectory:
     """Coupled output: ``t`` (n,), ``bodies`` (n, n_b, 13) = pos [m], quat, vel [m/s],
     omega [rad/s]; ``actuators`` (n, n_a, N_AO) columns ``AO_*``; ``diag`` (n_steps, 3) =
-    sweeps, last max incremental impulse [N s], transmitted/hydraulic impulse ratio."""
+    Gauss-Seidel sweeps, last max incremental impulse [N s], under-drive ratio (sub-step
+    hydraulic impulse / step-start pressure force x dt; ~1 when the scheme transmits the
+    load, << 1 under the N3 under-drive)."""
 
     t: np.ndarray
     bodies: np.ndarray
@@ -524,7 +520,7 @@ def hexapod_legs(geom: HexapodGeometry, params: ActuatorParams) -> tuple[np.ndar
         c = 2.0 * math.pi * k / 3.0
         for s, sign in enumerate((-1.0, 1.0)):
             ab = c + sign * 0.5 * geom.base_spread
-            ap = c + math.pi / 3.0 * 0 + sign * 0.5 * geom.platform_spread
+            ap = c + sign * 0.5 * geom.platform_spread
             base[2 * k + s] = (geom.base_radius * math.cos(ab), geom.base_radius * math.sin(ab), 0)
             plat[2 * k + s] = (geom.platform_radius * math.cos(ap),
                                geom.platform_radius * math.sin(ap), 0)
@@ -670,7 +666,6 @@ def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
                    t_end=t_end, out_every=out_every)
     cols["t"] = tr.t
     for n, u in names:
-        if n in ("x_v", "p_A", "p_B", "x_p", "v_p", "Q_A", "Q_B", "F_h", "u"):
-            cols[n] = tr.actuator(n)
-            units[n] = u
+        cols[n] = tr.actuator(n)
+        units[n] = u
     return cols, units
