@@ -5,6 +5,13 @@ Kept small and self-contained so that it can be merged with the docking rigid-bo
 ``(w, x, y, z)``, unit norm, and rotate body-frame vectors into the world frame.
 Angular velocities are in the world frame.
 
+Merge note: the docking kernels (``models/_kernels/rigid_body.py`` on the probe branch) use the
+same quaternion (scalar first, Hamilton product, body relative to inertial) but the opposite
+matrix, ``quat_to_dcm(q) = quat_to_matrix(q).T`` (inertial -> body), and body-frame angular
+velocity ``w_B = R^T omega``. Replacing these helpers by theirs needs exactly those two
+transposes in :mod:`models._kernels.hydraulic` (``_row_geometry``, the gyroscopic term and the
+attitude update).
+
 Body row layout (one float64 row per body, used by :mod:`models._kernels.hydraulic`):
 
 * ``B_INVM``: inverse mass [1/kg] (0 = fixed body)
