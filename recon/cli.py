@@ -287,6 +287,96 @@ def simulate_appendage(config: str, output: str, events: str | None, formulation
                     "stats": res.stats, "versions": versions()}, events)
     log.info("appendage: %s, %d points, %d RHS evaluations, %.3f s", res.formulation,
              len(res.t), res.stats["nfev"], res.stats["wall_s"])
+# ---- hydraulic test rig (models.hydraulic, identification.rig) ------------------------------
+def _rig_config(path: str):
+    from models.hydraulic import RigConfig
+    from recon.io import load_toml
+
+    try:
+        return RigConfig.from_dict(load_toml(path))
+    except InputError as exc:
+        raise exc.with_source(path)
+
+
+@simulate.command("rig")
+@click.argument("config_path", metavar="RIG.toml", type=click.Path(dir_okay=False))
+@click.option("--command", "command_path", required=True, type=click.Path(dir_okay=False),
+              help="CSV/Parquet: t, u [, F_load, brake] (one actuator) or t, x, y, z, roll, "
+                   "pitch, yaw (hexapod, relative to home).")
+@click.option("--output", required=True, type=click.Path(dir_okay=False),
+              help="Output table (.parquet or .csv), SI units in the metadata / headers.")
+@click.option("--model", type=click.Choice(["coupled", "reference"]), default="coupled",
+              show_default=True, help="One actuator: sequential-impulse co-simulation or the "
+                                      "single-rate stand-alone reference.")
+@click.option("--t-end", type=float, default=None, help="Duration [s] (default: the command's).")
+def simulate_rig_cmd(config_path, command_path, output, model, t_end):
+    """Simulate the hydraulic rig (one actuator or the 6-DOF hexapod) on a command."""
+    import numpy as np
+
+    from models.hydraulic import POSE_COLUMNS, Command, simulate_rig
+    from recon.io import read_table, write_table
+
+    config = _rig_config(config_path)
+    hexapod = config.hexapod is not None
+    units = ({"t": "s", "x": "m", "y": "m", "z": "m", "roll": "rad", "pitch": "rad",
+              "yaw": "rad"} if hexapod else {"t": "s", "u": "V", "F_load": "N", "brake": ""})
+    required = ("t",) + (POSE_COLUMNS if hexapod else ("u",))
+    frame, _ = read_table(command_path, units, required=required, allow_nan=False)
+    t = frame["t"].to_numpy()
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        raise InputError("time must increase", source=command_path, key="t",
+                         row=int(back[0]) + 2)
+    try:
+        if hexapod:
+            cmd = Command(t=t, pose=frame[list(POSE_COLUMNS)].to_numpy())
+        else:
+            cmd = Command(t=t, u=frame["u"].to_numpy(),
+                          load_force=frame["F_load"].to_numpy() if "F_load" in frame else None,
+                          brake=frame["brake"].to_numpy() if "brake" in frame else None)
+        cols, col_units = simulate_rig(config, cmd, model=model, t_end=t_end)
+    except InputError as exc:
+        raise exc.with_source(command_path)
+    write_table(cols, output, col_units)
+    click.echo(f"wrote {output} ({len(cols['t'])} rows)", err=True)
+
+
+@identify.command("rig")
+@click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
+@click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+              help="Rig TOML with [actuator] start values and [identify].")
+@click.option("--output", required=True, type=click.Path(file_okay=False),
+              help="Result directory: fitted.parquet, then result.json (written last).")
+def identify_rig_cmd(record_path, config_path, output):
+    """Identify actuator characteristics / the platform's transport delay from a rig record."""
+    from pathlib import Path
+
+    from identification.rig import (RECORD_UNITS, IdentifySettings, RigRecord, identify_rig,
+                                    result_document)
+    from recon.io import read_table, versions, write_json, write_table
+
+    config = _rig_config(config_path)
+    try:
+        kind = IdentifySettings.from_dict(config.identify).kind
+    except InputError as exc:
+        raise exc.with_source(config_path)
+    frame, _ = read_table(record_path, RECORD_UNITS)
+    try:
+        record = RigRecord.from_frame(frame, kind, source=record_path)
+        fit = identify_rig(config, record)
+    except InputError as exc:
+        raise exc.with_source(record_path)
+    out = Path(output)
+    write_table(fit.fitted, out / "fitted.parquet")
+    doc = result_document(fit, config, record=str(record_path), config_path=str(config_path),
+                          versions=versions())
+    write_json(doc, out / "result.json")
+    for name, p in doc["parameters"].items():
+        click.echo(f"{name:26s} {p['map']:.6g} [{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}] "
+                   f"{p['unit']}", err=True)
+    if fit.identifiability["not_separable"]:
+        click.echo("not separable by this record: "
+                   + ", ".join(fit.identifiability["not_separable"]), err=True)
 
 
 def main() -> None:
