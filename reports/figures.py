@@ -36,7 +36,9 @@ def new_figure(nrows: int = 1, ncols: int = 1, height_in: float = 3.0, width_in:
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context(STYLE):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height_in), squeeze=False,
-                                 layout="constrained", **subplot_kw)
+    # Artists read rcParams when they are created (legends, texts added after this call), so the
+    # report style is set for the process rather than for this call only.
+    matplotlib.rcParams.update(STYLE)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height_in), squeeze=False,
+                             layout="constrained", **subplot_kw)
     return fig, axes
