@@ -98,6 +98,18 @@ def progress_enabled(ctx: click.Context) -> bool:
 
 # Commands are added below, one block per capability.
 
+# --- reports --------------------------------------------------------------------------------
+@cli.command("report")
+@click.argument("result", type=click.Path(path_type=str))
+@click.option("--format", "formats", default="html,pdf", show_default=True,
+              help="Comma-separated report formats: html, pdf.")
+def report_cmd(result: str, formats: str) -> None:
+    """Rebuild the report of a RESULT directory (its result.json) or result file."""
+    from reports.build import parse_formats, rebuild_report
+
+    for path in rebuild_report(result, parse_formats(formats)):
+        click.echo(str(path))
+
 
 # --------------------------------------------------------------------------------------------
 # probe-cone docking (issue 4): simulate docking, bench docking

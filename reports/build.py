@@ -1,0 +1,108 @@
+"""Write a report in the requested formats, atomically, and pick the builder for a result.
+
+Every main job ends in :func:`write_report`; ``dockrecon report RESULT_DIR`` calls
+:func:`rebuild_report`, which reads the result file, finds its kind and calls the matching
+builder. Builders only read results; they compute nothing new.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from models.errors import InputError
+from recon.io import atomic_path
+from reports.document import Report
+from reports.html import render_html
+from reports.pdf import render_pdf
+
+__all__ = ["FORMATS", "write_report", "parse_formats", "register_builder", "result_kind",
+           "rebuild_report"]
+
+FORMATS = ("html", "pdf")
+
+#: result kind -> builder(result dict, path of the result file) -> Report
+_BUILDERS: dict[str, Callable[[dict, Path], Report]] = {}
+#: result kind -> keys whose presence identifies a result file written without a "kind" key
+_SIGNATURES: dict[str, tuple[str, ...]] = {}
+
+
+def parse_formats(text: str | Iterable[str]) -> tuple[str, ...]:
+    """``"html,pdf"`` -> ``("html", "pdf")``; unknown formats are an InputError."""
+    items = [t.strip().lower() for t in (text.split(",") if isinstance(text, str) else text)]
+    items = [t for t in items if t]
+    for item in items:
+        if item not in FORMATS:
+            raise InputError(f"unknown report format '{item}' (choose from {', '.join(FORMATS)})",
+                             source="--format")
+    if not items:
+        raise InputError("no report format given", source="--format")
+    return tuple(dict.fromkeys(items))
+
+
+def write_report(report: Report, directory: str | os.PathLike, stem: str = "report",
+                 formats: Iterable[str] = FORMATS) -> list[Path]:
+    """Render ``report`` into ``directory/stem.<format>`` for each format; returns the paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt in formats:
+        path = directory / f"{stem}.{fmt}"
+        with atomic_path(path) as tmp:
+            if fmt == "html":
+                tmp.write_text(render_html(report), encoding="utf-8")
+            elif fmt == "pdf":
+                tmp.write_bytes(render_pdf(report))
+            else:
+                raise InputError(f"unknown report format '{fmt}'", source="--format")
+        written.append(path)
+    return written
+
+
+def register_builder(kind: str, builder: Callable[[dict, Path], Report],
+                     signature: tuple[str, ...] = ()) -> None:
+    """Make ``dockrecon report`` know results of ``kind``; ``signature`` lists top-level keys
+    that identify such a result when the file has no ``"kind"`` key."""
+    _BUILDERS[kind] = builder
+    if signature:
+        _SIGNATURES[kind] = tuple(signature)
+
+
+def result_kind(data: dict) -> str | None:
+    """The kind of a result: its ``"kind"`` key, else the first registered signature it has."""
+    if isinstance(data.get("kind"), str):
+        return data["kind"]
+    for kind, keys in _SIGNATURES.items():
+        if all(k in data for k in keys):
+            return kind
+    return None
+
+
+def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS) -> list[Path]:
+    """Rebuild the report of a result directory (its ``result.json``) or of a result file.
+
+    The report is written beside the result file as ``report.<format>`` (for a directory) or
+    ``<stem>.<format>`` (for a file ``<stem>.json``).
+    """
+    import reports.builders  # noqa: F401  (registers the builders)
+    from recon.io import read_json
+
+    path = Path(result)
+    if path.is_dir():
+        path = path / "result.json"
+        stem = "report"
+        if not path.exists():
+            raise InputError("no result.json in this directory (an incomplete or foreign run?)",
+                             source=str(path.parent))
+    else:
+        stem = path.stem
+        if not path.exists():
+            raise InputError("no such file or directory", source=str(path))
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputError("not a dockrecon result (expected a JSON object)", source=str(path))
+    kind = result_kind(data)
+    if kind not in _BUILDERS:
+        known = ", ".join(sorted(_BUILDERS))
+        raise InputError(f"unknown result kind {kind!r} (known: {known})", source=str(path))
+    return write_report(_BUILDERS[kind](data, path), path.parent, stem=stem, formats=formats)
