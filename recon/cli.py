@@ -99,6 +99,34 @@ def progress_enabled(ctx: click.Context) -> bool:
 # Commands are added below, one block per capability.
 
 
+# ---- reconstruction (issue 6) ---------------------------------------------------------------
+@cli.command("validate")
+@click.argument("telemetry", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--max-gap", type=float, default=0.5, show_default=True,
+              help="Longest accepted interval between samples of a channel [s].")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
+@click.pass_context
+def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bool) -> None:
+    """Check a telemetry file (Parquet or CSV); exit 0 when usable, 65 when not."""
+    import json as _json
+
+    from recon.telemetry import read_telemetry
+
+    _, report = read_telemetry(telemetry, max_gap=max_gap)
+    if as_json:
+        click.echo(_json.dumps(report.to_dict(), indent=2))
+    else:
+        for line in report.lines():
+            click.echo(line)
+        verdict = "usable" if report.usable else "NOT usable"
+        click.echo(f"{telemetry}: {report.n_rows} rows, {len(report.channels)} channels, "
+                   f"{len(report.errors)} errors, {len(report.warnings)} warnings: {verdict}")
+    if not report.usable:
+        from models.errors import DataError
+
+        ctx.exit(DataError.exit_code)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="dockrecon")
