@@ -112,7 +112,8 @@ def identifiability(space: ParameterSpace, samples: np.ndarray, jac: np.ndarray,
     # diag of the pseudo-inverse; a direction with no information makes the variance of every
     # parameter that loads on it infinite
     loads = V ** 2
-    var = np.where(loads > 1e-12, loads * inv_ev[None, :], 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        var = np.where(loads > 1e-12, loads * inv_ev[None, :], 0.0).sum(axis=1)
     fsd = np.sqrt(var)
     prior_w = np.diff(space.prior_interval(0.95), axis=1)[:, 0]
     post_w = np.array([np.diff(_q(samples[:, j], 0.95))[0] for j in range(d)])
