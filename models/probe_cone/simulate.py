@@ -1,0 +1,422 @@
+"""Readable entry points of the probe-cone docking model: ``pack``, ``simulate``, ``Trajectory``
+and the batch evaluator used by the reconstruction.
+
+The physics is all in :mod:`models._kernels.probe_cone` (one compiled time loop); this module
+builds its packed arrays once from a :class:`~models.probe_cone.config.Scenario`, runs it and
+names the output.
+
+Packed parameter vector (the reconstruction's contract)
+-------------------------------------------------------
+``Packed.P`` is a float64 vector of length ``NP`` (layout ``P_*`` in the kernel module). Any
+entry can be overridden per evaluation by name with :data:`PARAMETERS`:
+
+* the 12 initial conditions ``rel_pos_x`` ... ``rel_rate_z`` (SI, see
+  :class:`~models.probe_cone.config.InitialConditions`);
+* ``brake_slip_force`` [N]: slip threshold of the axial friction brake (the brake element's
+  table is rebuilt inside the kernel, keeping the stiff segment slopes);
+* ``axial_spring_scale``, ``lateral_spring_scale`` [-]: factors on the forces of the axial
+  (spring + brake, applied so that the slip threshold stays ``brake_slip_force``) and lateral
+  hysteresis elements;
+* ``contact_friction`` [-]: friction coefficient k_Fr of every contact;
+* ``contact_stiffness`` [N/m], ``contact_damping`` [N s/m], ``axial_damping`` [N s/m],
+  ``latch_preload`` [N], ``latch_stiffness`` [N/m], ``head_mass`` [kg],
+  ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``).
+
+:class:`BatchModel` evaluates ``theta`` of shape (n, k) for k chosen names in parallel and
+returns the chosen channels at the output rate, the event times and a status per row.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from models.errors import DockreconError, InputError
+from models._kernels import hysteresis as hk
+from models._kernels import probe_cone as kp
+from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
+
+__all__ = [
+    "Packed",
+    "pack",
+    "simulate",
+    "Trajectory",
+    "BatchModel",
+    "SimulationError",
+    "PARAMETERS",
+    "CHANNELS",
+    "CHANNEL_UNITS",
+    "TELEMETRY_CHANNELS",
+    "EVENT_NAMES",
+]
+
+CHANNELS = kp.channel_names()
+
+_UNITS = {"t": "s", "stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad",
+          "rel_pos_x": "m", "rel_pos_y": "m", "rel_pos_z": "m",
+          "rel_vel_x": "m/s", "rel_vel_y": "m/s", "rel_vel_z": "m/s",
+          "rel_roll": "rad", "rel_pitch": "rad", "rel_yaw": "rad",
+          "rel_rate_x": "rad/s", "rel_rate_y": "rad/s", "rel_rate_z": "rad/s",
+          "thrust_work": "J"}
+CHANNEL_UNITS: dict[str, str] = {}
+for _n in CHANNELS:
+    if _n in _UNITS:
+        CHANNEL_UNITS[_n] = _UNITS[_n]
+    elif _n in ("contact", "bottom_contact", "capture") or _n.startswith("latch_"):
+        CHANNEL_UNITS[_n] = "0/1"
+    elif "_rate_" in _n:
+        CHANNEL_UNITS[_n] = "rad/s"
+    elif _n.startswith("interface_force"):
+        CHANNEL_UNITS[_n] = "N"
+    elif _n.startswith("interface_moment"):
+        CHANNEL_UNITS[_n] = "N m"
+    elif _n.startswith("energy_"):
+        CHANNEL_UNITS[_n] = "J"
+    elif _n.startswith("momentum_"):
+        CHANNEL_UNITS[_n] = "kg m/s"
+    elif _n.startswith("angular_momentum_"):
+        CHANNEL_UNITS[_n] = "kg m^2/s"
+    else:  # pragma: no cover - every channel is covered above
+        raise AssertionError(_n)
+
+#: channels written to the trajectory file (the issue's list; momenta and thrust work are
+#: diagnostics kept on the :class:`Trajectory`).
+TELEMETRY_CHANNELS = tuple(n for n in CHANNELS if not n.startswith(("momentum_",
+                                                                    "angular_momentum_",
+                                                                    "thrust_work")))
+
+EVENT_NAMES = ("first_contact", "bottom_contact", "latch_1", "latch_2", "latch_3", "latch_4",
+               "capture", "separation")
+
+PARAMETERS: dict[str, int] = {name: kp.P_IC + i for i, name in enumerate(IC_NAMES)}
+PARAMETERS.update({
+    "brake_slip_force": kp.P_F_SLIP,
+    "axial_spring_scale": kp.P_S_AX,
+    "lateral_spring_scale": kp.P_S_LAT,
+    "contact_friction": kp.P_LAW + 2,
+    "contact_stiffness": kp.P_LAW + 0,
+    "contact_damping": kp.P_LAW + 1,
+    "axial_damping": kp.P_CAX,
+    "latch_preload": kp.P_LATCH_F0,
+    "latch_stiffness": kp.P_LATCH_K,
+    "head_mass": kp.P_MH,
+    "thrust_x": kp.P_THRUST,
+})
+
+_STATUS = {
+    kp.ST_PENETRATION: "penetration exceeded the contact's max_penetration (reduce "
+                       "integration.dt_contact or raise contact.stiffness)",
+    kp.ST_GEOMETRY: "a contact closed form was used outside its validity range",
+    kp.ST_HYSTERESIS: "illegal hysteresis state transition (reduce the step or enlarge the "
+                      "common first segment)",
+    kp.ST_BAD_TABLE: "the brake slip force is not above the spring-stage nodes",
+}
+
+
+class SimulationError(DockreconError):
+    """The kernel stopped (penetration exceeded, geometry range, hysteresis logic)."""
+
+    def __init__(self, status: int, t: float, detail: str = "") -> None:
+        self.status = int(status)
+        self.t = float(t)
+        super().__init__(f"simulation stopped at t = {t:.6f} s: {_STATUS.get(status, status)}"
+                         + (f" ({detail})" if detail else ""))
+
+
+# --------------------------------------------------------------------------------------------
+def _pack_elements(elements: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """Pack hysteresis branch tables into the kernel layout of
+    :mod:`models._kernels.hysteresis` (negative side stored mirrored)."""
+    sizes = [hk.element_size(len(e["qFP"]), len(e["qFN"])) for e in elements]
+    toff = np.zeros(len(elements), dtype=np.int64)
+    toff[1:] = np.cumsum(sizes)[:-1]
+    table = np.zeros(int(sum(sizes)))
+    for e, t0 in zip(elements, toff):
+        n_p = len(e["qFP"])
+        n_n = len(e["qFN"])
+        table[t0 + hk.H_KIND] = e["kind"]
+        table[t0 + hk.H_NP] = n_p
+        table[t0 + hk.H_NN] = n_n
+        table[t0 + hk.H_K3P] = e["k3P"]
+        table[t0 + hk.H_K3N] = e["k3N"]
+        table[t0 + hk.H_TOL] = 1e-9 * max(abs(e["qFP"][-1]), abs(e["qFN"][-1]))
+        b = t0 + hk.H_SIZE
+        for arr in (e["qFP"], e["QFP"], e["kFP"], e["qBP"], e["QBP"], e["kBP"]):
+            table[b:b + n_p] = arr
+            b += n_p
+        for arr, sgn in ((e["qFN"], -1), (e["QFN"], -1), (e["kFN"], 1), (e["qBN"], -1),
+                         (e["QBN"], -1), (e["kBN"], 1)):
+            table[b:b + n_n] = sgn * np.asarray(arr)
+            b += n_n
+    return table, toff
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The kernel's arrays for one scenario (built once by :func:`pack`)."""
+
+    P: np.ndarray
+    mer: np.ndarray
+    slots: np.ndarray
+    table: np.ndarray
+    toff: np.ndarray
+
+    @property
+    def n_out(self) -> int:
+        return int(round(self.P[kp.P_T_END] / self.P[kp.P_DT_OUT])) + 1
+
+
+def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
+         rate: float | None = None, duration: float | None = None) -> Packed:
+    """Build the packed arrays of ``scenario`` (initial conditions from ``initial`` or from
+    the scenario's ``[initial]`` table; ``rate`` [Hz] and ``duration`` [s] override the
+    scenario's integration settings)."""
+    ic = initial if initial is not None else scenario.initial
+    if ic is None:
+        raise InputError("no initial conditions: give --initial ICS.toml or an [initial] table",
+                         key="initial")
+    P = np.zeros(kp.NP)
+    for b, (om, oj, oji, ol, og) in ((scenario.active, (kp.P_M1, kp.P_J1, kp.P_JI1, kp.P_L1,
+                                                          kp.P_G1)),
+                                     (scenario.passive, (kp.P_M2, kp.P_J2, kp.P_JI2, kp.P_L2,
+                                                          kp.P_G2))):
+        J = np.asarray(b.inertia, dtype=float)
+        P[om] = b.mass
+        P[oj:oj + 9] = J.reshape(-1)
+        P[oji:oji + 9] = np.linalg.inv(J).reshape(-1)
+        P[ol:ol + 3] = b.unit_offset
+        P[og:og + 9] = b.unit_dcm.reshape(-1)
+    pr = scenario.probe
+    P[kp.P_MH] = pr.head_mass
+    P[kp.P_L0] = pr.extended_length
+    P[kp.P_RH] = pr.head_radius
+    P[kp.P_CAX] = pr.axial_damping
+    P[kp.P_CD1], P[kp.P_CD2] = pr.lateral_damping
+    c = scenario.contact
+    from models._kernels import contact as ck
+
+    P[kp.P_LAW + ck.LAW_K] = c.stiffness
+    P[kp.P_LAW + ck.LAW_C] = c.damping
+    P[kp.P_LAW + ck.LAW_MU] = c.friction
+    P[kp.P_LAW + ck.LAW_VEPS] = c.friction_velocity
+    P[kp.P_LAW + ck.LAW_MODEL] = (ck.MODEL_LINEAR if c.model == "linear"
+                                  else ck.MODEL_HUNT_CROSSLEY)
+    P[kp.P_DNMAX] = c.max_penetration
+    la = scenario.latches
+    P[kp.P_LATCH_X] = la.axial_offset
+    P[kp.P_LATCH_R] = la.tip_radius
+    P[kp.P_LATCH_RIN] = la.reverse_inner_radius
+    P[kp.P_LATCH_F0] = la.preload
+    P[kp.P_LATCH_K] = la.stiffness
+    P[kp.P_LATCH_TRAVEL] = la.travel
+    th = scenario.thrust
+    P[kp.P_THRUST:kp.P_THRUST + 3] = th.force
+    P[kp.P_T_ON] = th.start
+    P[kp.P_T_OFF] = th.stop
+    it = scenario.integration
+    P[kp.P_H_SMALL] = it.dt_contact
+    P[kp.P_H_LARGE] = it.dt_free
+    P[kp.P_GAP] = it.gap_margin
+    P[kp.P_T_END] = float(duration) if duration is not None else it.duration
+    out_rate = float(rate) if rate is not None else it.output_rate
+    if not out_rate > 0.0:
+        raise InputError("must be positive", key="rate")
+    if P[kp.P_T_END] <= 0.0:
+        raise InputError("must be positive", key="duration")
+    P[kp.P_DT_OUT] = 1.0 / out_rate
+    P[kp.P_S_AX] = 1.0
+    P[kp.P_S_LAT] = 1.0
+    P[kp.P_F_SLIP] = pr.axial.slip_force
+    P[kp.P_W2:kp.P_W2 + 3] = scenario.passive_initial_rate
+    P[kp.P_IC:kp.P_IC + 12] = ic.as_array()
+    lat = pr.lateral.branches()
+    table, toff = _pack_elements([pr.axial.branches(), lat, lat])
+    mer = scenario.cone.meridian_table()
+    if pr.head_radius >= scenario.cone.socket_radius:
+        raise InputError("head does not fit the socket", key="probe.head_radius")
+    if la.tip_radius <= scenario.cone.socket_radius:
+        raise InputError("latch tips must protrude beyond the socket radius",
+                         key="latches.tip_radius")
+    slots = scenario.slots.slot_table(scenario.cone.socket_radius)
+    return Packed(P=P, mer=np.ascontiguousarray(mer), slots=slots, table=table, toff=toff)
+
+
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Trajectory:
+    """Output of one simulation: channels at the output rate, events, run information.
+
+    Attributes
+    ----------
+    t : ndarray
+        Sample times [s].
+    channels : dict[str, ndarray]
+        Every channel of :data:`CHANNELS` except ``t`` (units :data:`CHANNEL_UNITS`).
+    events : dict[str, float | None]
+        Event times [s] (:data:`EVENT_NAMES`), None when the event did not happen.
+    steps, small_steps : int
+        RK4 steps taken, and how many of them with the small (contact) step.
+    """
+
+    t: np.ndarray
+    channels: dict
+    events: dict
+    steps: int = 0
+    small_steps: int = 0
+    units: dict = field(default_factory=lambda: dict(CHANNEL_UNITS))
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name == "t":
+            return self.t
+        return self.channels[name]
+
+    @property
+    def captured(self) -> bool:
+        return self.events.get("capture") is not None
+
+    def ledger_residual(self) -> np.ndarray:
+        """Initial kinetic energy plus thrust work minus (kinetic + stored + dissipated) [J]."""
+        c = self.channels
+        total = (c["energy_kinetic"] + c["energy_stored"] + c["energy_dissipated_brake"]
+                 + c["energy_dissipated_dampers"] + c["energy_dissipated_hysteresis"]
+                 + c["energy_dissipated_contact"])
+        return c["energy_kinetic"][0] + c["thrust_work"] - total
+
+    def to_frame(self, telemetry_only: bool = True):
+        """pandas DataFrame with ``t`` and the channels (the file's columns by default)."""
+        import pandas as pd
+
+        names = TELEMETRY_CHANNELS if telemetry_only else CHANNELS
+        return pd.DataFrame({n: self[n] for n in names})
+
+    def event_list(self) -> list[dict]:
+        """``[{"name": ..., "t": ...}]`` of the events that happened, in time order."""
+        ev = [{"name": k, "t": v} for k, v in self.events.items() if v is not None]
+        return sorted(ev, key=lambda e: e["t"])
+
+
+def _unpack(out: np.ndarray, ev: np.ndarray, info: np.ndarray) -> Trajectory:
+    ch = {n: out[:, i].copy() for i, n in enumerate(CHANNELS) if n != "t"}
+    events = {n: (None if np.isnan(v) else float(v)) for n, v in zip(EVENT_NAMES, ev)}
+    return Trajectory(t=out[:, 0].copy(), channels=ch, events=events, steps=int(info[3]),
+                      small_steps=int(info[4]))
+
+
+def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
+             rate: float | None = None, duration: float | None = None,
+             overrides: Mapping[str, float] | None = None) -> Trajectory:
+    """Simulate a probe-cone docking.
+
+    Parameters
+    ----------
+    scenario
+        Vehicles, unit, contact, integration settings.
+    initial
+        Initial conditions; default the scenario's ``[initial]`` table.
+    rate
+        Output rate [Hz]; default ``scenario.integration.output_rate``.
+    duration
+        Simulated time [s]; default ``scenario.integration.duration``.
+    overrides
+        Values of named packed parameters (:data:`PARAMETERS`), SI.
+
+    Returns
+    -------
+    Trajectory
+
+    Raises
+    ------
+    SimulationError
+        When the kernel stops (penetration exceeded, geometry range, hysteresis logic).
+    """
+    pk = pack(scenario, initial, rate=rate, duration=duration)
+    P = pk.P.copy()
+    for name, value in (overrides or {}).items():
+        if name not in PARAMETERS:
+            raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=name)
+        P[PARAMETERS[name]] = float(value)
+    n_out = pk.n_out
+    chan = np.arange(kp.NCH, dtype=np.int64)
+    out = np.empty((n_out, kp.NCH))
+    ev = np.empty(kp.N_EV)
+    info = np.zeros(8)
+    st = kp.run(P, pk.mer, pk.slots, pk.table, pk.toff, chan, out, ev, info)
+    if st != kp.ST_OK:
+        detail = f"element {int(info[1])}" if st == kp.ST_HYSTERESIS else ""
+        raise SimulationError(st, info[0], detail)
+    return _unpack(out, ev, info)
+
+
+# --------------------------------------------------------------------------------------------
+class BatchModel:
+    """Evaluate many parameter vectors of one scenario in parallel (the reconstruction's hot
+    call).
+
+    Parameters
+    ----------
+    scenario, initial
+        Base scenario and initial conditions (every non-listed parameter keeps its value).
+    parameters
+        Names from :data:`PARAMETERS`, the columns of ``theta``.
+    channels
+        Channel names to return (default: all telemetry channels).
+    rate, duration
+        Output rate [Hz] and simulated time [s] (default: the scenario's).
+
+    Examples
+    --------
+    >>> bm = BatchModel(scn, parameters=["rel_vel_x", "brake_slip_force"],
+    ...                 channels=["stroke", "gimbal_pitch"])          # doctest: +SKIP
+    >>> out, events, status = bm.evaluate(theta)   # theta (n, 2); out (n, n_out, 2)
+    """
+
+    def __init__(self, scenario: Scenario, initial: InitialConditions | None = None, *,
+                 parameters: Sequence[str] = IC_NAMES,
+                 channels: Sequence[str] | None = None,
+                 rate: float | None = None, duration: float | None = None) -> None:
+        self.packed = pack(scenario, initial, rate=rate, duration=duration)
+        for p in parameters:
+            if p not in PARAMETERS:
+                raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=p)
+        self.parameters = tuple(parameters)
+        self.index = np.array([PARAMETERS[p] for p in parameters], dtype=np.int64)
+        chans = tuple(channels) if channels is not None else TELEMETRY_CHANNELS
+        for c in chans:
+            if c not in CHANNELS:
+                raise InputError("unknown channel", key=c)
+        self.channels = chans
+        self.chan = np.array([CHANNELS.index(c) for c in chans], dtype=np.int64)
+        self.t = np.arange(self.packed.n_out) * self.packed.P[kp.P_DT_OUT]
+
+    @property
+    def base(self) -> np.ndarray:
+        """Base values of the chosen parameters (SI)."""
+        return self.packed.P[self.index].copy()
+
+    def evaluate(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run every row of ``theta`` (n, k).
+
+        Returns
+        -------
+        out : ndarray (n, n_out, n_channels)
+            Chosen channels at ``self.t``; NaN after a failure.
+        events : ndarray (n, 8)
+            Event times [s] in :data:`EVENT_NAMES` order, NaN when absent.
+        status : ndarray of int (n,)
+            0 = ok; otherwise the kernel status (``models._kernels.probe_cone.ST_*``).
+        """
+        theta = np.atleast_2d(np.asarray(theta, dtype=float))
+        if theta.shape[1] != len(self.index):
+            raise InputError(f"theta has {theta.shape[1]} columns, expected "
+                             f"{len(self.index)} ({', '.join(self.parameters)})")
+        n = theta.shape[0]
+        Pb = np.repeat(self.packed.P[None, :], n, axis=0)
+        Pb[:, self.index] = theta
+        pk = self.packed
+        out = np.empty((n, pk.n_out, len(self.chan)))
+        ev = np.empty((n, kp.N_EV))
+        info = np.zeros((n, 8))
+        status = np.zeros(n, dtype=np.int64)
+        kp.run_batch(Pb, pk.mer, pk.slots, pk.table, pk.toff, self.chan, out, ev, info, status)
+        return out, ev, status

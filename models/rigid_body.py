@@ -1,0 +1,172 @@
+"""Rigid spacecraft: mass properties, attitude helpers and Newton-Euler (readable layer).
+
+The compiled versions live in :mod:`models._kernels.rigid_body`; this module gives the
+frozen dataclass the scenario files build and small numpy helpers (Euler angles of the
+relative attitude used by the initial-condition files and the telemetry).
+
+Frames and conventions are those of the contact digest (§2, §12.1): a direction-cosine matrix
+"of frame Y relative to frame X" maps X components to Y components; spacecraft attitude is a
+scalar-first unit quaternion whose DCM maps inertial to body components.
+
+References
+----------
+Golubev & Yaskevich (2020), digest ``docking-contact-models.md`` §2, §3, §12.1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from models.errors import InputError
+
+__all__ = [
+    "RigidBody",
+    "rot_x",
+    "rot_y",
+    "rot_z",
+    "dcm_from_euler",
+    "euler_from_dcm",
+    "dcm_to_quat",
+    "quat_to_dcm",
+]
+
+
+def rot_x(a: float) -> np.ndarray:
+    """Frame rotation about X by ``a`` [rad] (maps old to new components)."""
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]])
+
+
+def rot_y(a: float) -> np.ndarray:
+    """Frame rotation about Y by ``a`` [rad]."""
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, 0.0, -s], [0.0, 1.0, 0.0], [s, 0.0, c]])
+
+
+def rot_z(a: float) -> np.ndarray:
+    """Frame rotation about Z by ``a`` [rad]."""
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def dcm_from_euler(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """DCM of the 3-2-1 (yaw Z, pitch Y, roll X) sequence: ``A = Rx(roll) Ry(pitch) Rz(yaw)``.
+
+    The returned matrix maps parent components to child components. This is the convention of
+    ``rel_roll``, ``rel_pitch``, ``rel_yaw`` (attitude of the active unit frame relative to the
+    passive unit frame).
+    """
+    return rot_x(roll) @ rot_y(pitch) @ rot_z(yaw)
+
+
+def euler_from_dcm(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverse of :func:`dcm_from_euler`; works on one (3, 3) or a stack (..., 3, 3) [rad]."""
+    A = np.asarray(A, dtype=float)
+    pitch = np.arcsin(np.clip(-A[..., 0, 2], -1.0, 1.0))
+    yaw = np.arctan2(A[..., 0, 1], A[..., 0, 0])
+    roll = np.arctan2(A[..., 1, 2], A[..., 2, 2])
+    return roll, pitch, yaw
+
+
+def quat_to_dcm(q: np.ndarray) -> np.ndarray:
+    """Inertial->body DCM of a scalar-first quaternion (numpy; the kernel has its own)."""
+    from models._kernels.rigid_body import quat_to_dcm as _k
+
+    A = np.empty((3, 3))
+    _k(np.asarray(q, dtype=float), 0, A)
+    return A
+
+
+def dcm_to_quat(A: np.ndarray) -> np.ndarray:
+    """Scalar-first unit quaternion (w >= 0) of an inertial->body DCM."""
+    from models._kernels.rigid_body import dcm_to_quat as _k
+
+    q = np.empty(4)
+    _k(np.ascontiguousarray(A, dtype=float), q)
+    return q
+
+
+def _vec(d: Mapping[str, Any], key: str, n: int, prefix: str, default=None) -> np.ndarray:
+    if key not in d:
+        if default is None:
+            raise InputError("missing", key=f"{prefix}{key}")
+        return np.asarray(default, dtype=float)
+    try:
+        a = np.asarray(d[key], dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"expected {n} numbers", key=f"{prefix}{key}") from None
+    if a.size != n or not np.all(np.isfinite(a)):
+        raise InputError(f"expected {n} finite numbers", key=f"{prefix}{key}")
+    return a.reshape(-1)
+
+
+@dataclass(frozen=True)
+class RigidBody:
+    """A rigid spacecraft and the mounting of its docking unit.
+
+    Parameters
+    ----------
+    mass
+        Mass [kg].
+    inertia
+        Inertia tensor about the centre of mass in body axes [kg m^2], (3, 3), symmetric,
+        positive definite.
+    unit_offset
+        Position of the docking-unit frame origin relative to the centre of mass, in body axes
+        [m] (the paper's ``l_1A`` / ``l_2P``).
+    unit_orientation
+        Roll, pitch, yaw [rad] of the unit frame relative to the body frame (3-2-1, see
+        :func:`dcm_from_euler`); its DCM is the paper's ``gamma_1A`` / ``gamma_2P``.
+    """
+
+    mass: float
+    inertia: np.ndarray
+    unit_offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    unit_orientation: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    name: str = "body"
+
+    def __post_init__(self) -> None:
+        p = f"{self.name}."
+        if not (np.isfinite(self.mass) and self.mass > 0.0):
+            raise InputError("mass must be positive [kg]", key=p + "mass")
+        J = np.asarray(self.inertia, dtype=float)
+        if J.shape != (3, 3) or not np.all(np.isfinite(J)):
+            raise InputError("inertia must be a 3x3 matrix [kg m^2]", key=p + "inertia")
+        if not np.allclose(J, J.T, rtol=1e-12, atol=1e-9 * max(1.0, np.abs(J).max())):
+            raise InputError("inertia must be symmetric", key=p + "inertia")
+        if np.linalg.eigvalsh(J).min() <= 0.0:
+            raise InputError("inertia must be positive definite", key=p + "inertia")
+
+    @property
+    def unit_dcm(self) -> np.ndarray:
+        """Body->unit DCM (``gamma``)."""
+        r, pch, y = self.unit_orientation
+        return dcm_from_euler(r, pch, y)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], name: str) -> "RigidBody":
+        """Build from a plain dict (SI): ``mass``, ``inertia`` (3 principal values or 3x3),
+        ``unit_offset`` (3), ``unit_orientation`` (3). Unknown keys are errors."""
+        known = {"mass", "inertia", "unit_offset", "unit_orientation", "source"}
+        for k in d:
+            if k not in known:
+                raise InputError(f"unknown key (expected one of {sorted(known)})", key=f"{name}.{k}")
+        if "mass" not in d:
+            raise InputError("missing", key=f"{name}.mass")
+        if "inertia" not in d:
+            raise InputError("missing", key=f"{name}.inertia")
+        try:
+            mass = float(d["mass"])
+            J = np.asarray(d["inertia"], dtype=float)
+        except (TypeError, ValueError):
+            raise InputError("not a number", key=f"{name}.mass or {name}.inertia") from None
+        if J.shape == (3,):
+            J = np.diag(J)
+        if J.shape == (9,):
+            J = J.reshape(3, 3)
+        return cls(mass=mass, inertia=J,
+                   unit_offset=_vec(d, "unit_offset", 3, f"{name}.", np.zeros(3)),
+                   unit_orientation=_vec(d, "unit_orientation", 3, f"{name}.", np.zeros(3)),
+                   name=name)
