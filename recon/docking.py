@@ -151,7 +151,7 @@ def docking_energy(scenario, names, duration=None, rate=None):
 def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray:
     """Analytic first guess in the post-flight tradition (digest section 11): the closing
     velocity from the peak probe stroke through a calibration curve, and the clock offset
-    from the first contact-sensor switch.
+    from the first switch of the contact (else capture, else bottom-contact) sensor.
 
     The calibration curve (peak stroke against closing velocity, every other parameter at its
     start value) is made by the forward model itself in one batch of ``n_cal`` runs, standing
@@ -177,14 +177,16 @@ def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray
     if ok.sum() >= 2:
         order = np.argsort(peak[ok])
         x[j] = float(np.interp(target, peak[ok][order], v[ok][order]))
-    if "clock_offset" in names and "contact" in tel.channels and "contact" in sim.channels:
+    flag = next((c for c in ("contact", "capture", "bottom_contact")
+                 if c in tel.channels and c in sim.channels), None)
+    if "clock_offset" in names and flag is not None:
         k = names.index("clock_offset")
-        t_tel, f_tel = tel.samples("contact")
+        t_tel, f_tel = tel.samples(flag)
         r_tel = edges(t_tel, f_tel)[0]
         batch1 = x[None, :].copy()
         batch1[0, k] = 0.0
         sim1, _ = problem.simulate(batch1)
-        r_sim = edges(sim1.t, sim1.channels["contact"][0])[0]
+        r_sim = edges(sim1.t, sim1.channels[flag][0])[0]
         if r_tel.size and r_sim.size:
             x[k] = float(np.clip(r_tel[0] - r_sim[0], sp.lower[k], sp.upper[k]))
     return np.clip(x, sp.lower, sp.upper)
