@@ -391,6 +391,100 @@ def identify_rig_cmd(record_path, config_path, output):
                    + ", ".join(fit.identifiability["not_separable"]), err=True)
 
 
+# ---- reconstruction (issue 6) ---------------------------------------------------------------
+@cli.command("validate")
+@click.argument("telemetry", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--max-gap", type=float, default=0.5, show_default=True,
+              help="Longest accepted interval between samples of a channel [s].")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
+@click.pass_context
+def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bool) -> None:
+    """Check a telemetry file (Parquet or CSV); exit 0 when usable, 65 when not."""
+    import json as _json
+
+    from recon.telemetry import read_telemetry
+
+    _, report = read_telemetry(telemetry, max_gap=max_gap)
+    if as_json:
+        click.echo(_json.dumps(report.to_dict(), indent=2))
+    else:
+        for line in report.lines():
+            click.echo(line)
+        verdict = "usable" if report.usable else "NOT usable"
+        click.echo(f"{telemetry}: {report.n_rows} rows, {len(report.channels)} channels, "
+                   f"{len(report.errors)} errors, {len(report.warnings)} warnings: {verdict}")
+    if not report.usable:
+        from models.errors import DataError
+
+        ctx.exit(DataError.exit_code)
+
+
+@cli.command("reconstruct")
+@click.argument("telemetry", type=click.Path(dir_okay=True, path_type=str))
+@click.option("--scenario", required=True, type=click.Path(path_type=str),
+              help="Scenario TOML (may hold the run tables too).")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False, path_type=str),
+              help="Result directory (result.json, chains.h5, fit.parquet).")
+@click.option("--config", type=click.Path(path_type=str), default=None,
+              help="Run TOML: [parameters], [observation], [model], [optimizer], [sampler].")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--walkers", type=click.IntRange(min=2), default=None, help="Walkers per ensemble.")
+@click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")
+@click.option("--resume", is_flag=True, help="Continue the chains of an interrupted run in DIR.")
+@click.option("--no-mcmc", is_flag=True, help="Optimizer and Laplace intervals only.")
+@click.pass_context
+def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: str,
+                    config: str | None, seed: int, walkers: int | None, steps: int | None,
+                    resume: bool, no_mcmc: bool) -> None:
+    """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY."""
+    from recon.docking import reconstruct_flight
+
+    bars: dict = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not progress_enabled(ctx):
+            log.info("%s: %d / %d", stage, done, total)
+            return
+        bar = bars.get(stage)
+        if bar is None:
+            bar = bars[stage] = click.progressbar(length=total, label=stage, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    res = reconstruct_flight(telemetry, scenario, output, config=config, seed=seed,
+                             walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
+                             progress=progress)
+    for bar in bars.values():
+        if bar.pos < bar.length:
+            bar.__exit__(None, None, None)
+    diag = res.diagnostics
+    how = diag["method"]
+    if how == "mcmc":
+        how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
+    click.echo(f"{output}/result.json written; intervals from {how}", err=True)
+
+
+@cli.group(cls=_Group)
+def samples() -> None:
+    """Generate the shipped synthetic samples."""
+
+
+@samples.command("generate")
+@click.argument("kind", type=click.Choice(["flights"]), default="flights")
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=str), default=None,
+              help="Directory (default: telemetry_samples/KIND in the package).")
+@click.option("--seed", type=int, default=2026, show_default=True)
+def samples_generate(kind: str, output: str | None, seed: int) -> None:
+    """Simulate and record the synthetic samples of KIND, each with its truth."""
+    from telemetry_samples import SAMPLES_DIR
+    from telemetry_samples.flights.generate import generate
+
+    for path in generate(output or SAMPLES_DIR / kind, seed):
+        click.echo(str(path))
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="dockrecon")

@@ -1,0 +1,55 @@
+"""Reconstruction hot path: vectorized log-probability evaluations per second of the nominal
+shipped flight (probe-cone batch kernel on all cores + sensor model + residuals), as emcee
+calls it (one call per half-ensemble).
+
+Prints one JSON object on its last line: ``compile_s``, ``batch``, ``evals_per_s``,
+``s_per_eval``, ``minutes_for_1e5_evals`` (issue 6 target: 1e5 within 15 minutes).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from recon.docking import DockingForward, RunConfig, load_scenario
+from recon.problem import ReconstructionProblem
+from recon.telemetry import load_telemetry
+from telemetry_samples import SAMPLES_DIR
+
+
+def main() -> None:
+    from models.probe_cone import preset_path
+
+    from recon.io import load_toml
+
+    scn, _ = load_scenario(preset_path("reference"))
+    cfg = RunConfig.from_dict(load_toml(SAMPLES_DIR / "flights" / "run.toml"))
+    tel = load_telemetry(SAMPLES_DIR / "flights" / "nominal.parquet")
+    obs_names = cfg.observation.parameter_names()
+    names = [n for n in cfg.space.names if n not in obs_names]
+    fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration, rate=cfg.rate)
+    prob = ReconstructionProblem(fwd, tel, cfg.space, cfg.observation)
+    rng = np.random.default_rng(0)
+    batch = 16  # half of a 32-walker ensemble: what one emcee call evaluates
+    x = cfg.space.start() + 0.01 * cfg.space.prior_scale() * rng.standard_normal(
+        (batch, cfg.space.ndim))
+    t0 = time.perf_counter()
+    prob.log_probability(x[:2])
+    compile_s = time.perf_counter() - t0
+    walls = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        lp = prob.log_probability(x)
+        walls.append(time.perf_counter() - t0)
+    wall = float(np.median(walls))
+    rate = batch / wall
+    print(json.dumps({"compile_s": round(compile_s, 3), "batch": batch,
+                      "simulated_s_per_eval": cfg.duration, "finite": int(np.isfinite(lp).sum()),
+                      "wall_s_median": round(wall, 4), "evals_per_s": round(rate, 2),
+                      "s_per_eval": round(1 / rate, 4),
+                      "minutes_for_1e5_evals": round(1e5 / rate / 60, 1)}))
+
+
+if __name__ == "__main__":
+    main()

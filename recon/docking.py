@@ -1,0 +1,278 @@
+"""Probe-cone docking reconstruction: the forward model of :mod:`models.probe_cone` plugged
+into :class:`~recon.problem.ReconstructionProblem`, the analytic first guess, loads and energy.
+
+Run configuration (``--config RUN.toml``, or the same tables inside the scenario TOML)::
+
+    [model]                  # forward-model output used by the fit
+    duration = 6.0           # [s] simulated time
+    rate = 100.0             # [Hz] output rate (the fit interpolates to telemetry stamps)
+
+    [parameters.rel_vel_x]   # see recon.problem; names: the twelve initial conditions,
+    prior = "uniform"        # models.probe_cone.PARAMETERS (brake_slip_force, ...),
+    lower = 0.05             # clock_offset and <channel>_bias / _scale / _latency
+    upper = 0.40
+
+    [observation]            # see recon.observation.ObservationModel.from_dict
+    [observation.channels.stroke]
+    sigma = 5e-4
+
+    [optimizer]
+    starts = 4               # Latin-hypercube starts (plus the analytic first guess)
+    max_nfev = 40
+
+    [sampler]                # see recon.sample.SamplerSettings
+    walkers = 32
+
+``rel_pos_x`` (the axial position at the start of the simulation) and ``clock_offset`` are
+almost perfectly confounded (moving the start along the approach shifts every event in time),
+so a run configuration fixes ``rel_pos_x`` (a convention: the start plane) and fits the clock
+offset.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.errors import InputError
+from recon.io import load_toml
+from recon.observation import ObservationModel, Simulated, edges
+from recon.pipeline import ReconstructSettings, reconstruct
+from recon.problem import ParameterSpace, ReconstructionProblem
+from recon.result import ReconstructionResult
+from recon.sample import SamplerSettings
+from recon.telemetry import load_telemetry
+
+__all__ = ["DockingForward", "RunConfig", "load_scenario", "first_guess", "docking_loads",
+           "docking_energy", "reconstruct_flight", "RUN_TABLES"]
+
+#: Tables of a run configuration (stripped from a scenario TOML before the forward model
+#: reads it).
+RUN_TABLES = ("model", "parameters", "observation", "optimizer", "sampler")
+
+_LOAD_CHANNELS = ("interface_force_x", "interface_force_y", "interface_force_z",
+                  "interface_moment_x", "interface_moment_y", "interface_moment_z")
+_ENERGY_CHANNELS = ("energy_kinetic", "energy_stored", "energy_dissipated_brake",
+                    "energy_dissipated_dampers", "energy_dissipated_hysteresis",
+                    "energy_dissipated_contact")
+
+
+def load_scenario(path: str | os.PathLike):
+    """Read a scenario TOML; returns ``(Scenario, run tables found in it)``."""
+    from models.probe_cone import Scenario
+
+    d = load_toml(path)
+    run = {k: d.pop(k) for k in RUN_TABLES if k in d}
+    try:
+        return Scenario.from_dict(d), run
+    except InputError as exc:
+        raise exc.with_source(str(path))
+
+
+class DockingForward:
+    """``forward(params, names) -> Simulated`` over :class:`models.probe_cone.BatchModel`.
+
+    Rows whose simulation fails (penetration exceeded, ...) come back as NaN, which the
+    problem turns into zero probability.
+    """
+
+    def __init__(self, scenario, names: Sequence[str], channels: Sequence[str], *,
+                 duration: float | None = None, rate: float | None = None) -> None:
+        from models.probe_cone import BatchModel
+
+        self.names = tuple(names)
+        self.channels = tuple(channels)
+        self.model = BatchModel(scenario, parameters=self.names, channels=self.channels,
+                                duration=duration, rate=rate)
+        self.t = self.model.t
+        self.last_events: np.ndarray | None = None
+
+    def __call__(self, params: np.ndarray, names: Sequence[str]) -> Simulated:
+        if tuple(names) != self.names:
+            raise InputError(f"forward model built for {self.names}, called with {tuple(names)}")
+        out, ev, status = self.model.evaluate(np.atleast_2d(params))
+        out[status != 0] = np.nan
+        self.last_events = ev
+        return Simulated(self.t, {c: out[:, :, i] for i, c in enumerate(self.channels)})
+
+
+def _derived(scenario, names, channels, duration, rate):
+    fwd = DockingForward(scenario, names, channels, duration=duration, rate=rate)
+
+    def run(full: np.ndarray, all_names: Sequence[str]) -> dict[str, np.ndarray]:
+        idx = [list(all_names).index(n) for n in names]
+        return fwd(full[:, idx], names).channels
+
+    return run
+
+
+def docking_loads(scenario, names, duration=None, rate=None):
+    """Derived-quantity function: peak interface loads at the passive unit of each draw."""
+    run = _derived(scenario, names, _LOAD_CHANNELS, duration, rate)
+
+    def loads(full, all_names):
+        ch = run(full, all_names)
+        fx, fy, fz = (ch[f"interface_force_{a}"] for a in "xyz")
+        mx, my, mz = (ch[f"interface_moment_{a}"] for a in "xyz")
+        vals = {"peak_axial_force": np.nanmax(np.abs(fx), axis=1),
+                "peak_lateral_force": np.nanmax(np.hypot(fy, fz), axis=1),
+                "peak_force": np.nanmax(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2), axis=1),
+                "peak_bending_moment": np.nanmax(np.hypot(my, mz), axis=1),
+                "peak_torsion_moment": np.nanmax(np.abs(mx), axis=1)}
+        units = {k: ("N" if "force" in k else "N*m") for k in vals}
+        return vals, units
+
+    return loads
+
+
+def docking_energy(scenario, names, duration=None, rate=None):
+    """Derived-quantity function: initial kinetic energy of the relative motion and the energy
+    each absorber took by the end of the simulated window."""
+    run = _derived(scenario, names, _ENERGY_CHANNELS, duration, rate)
+
+    def energy(full, all_names):
+        ch = run(full, all_names)
+        vals = {"kinetic_initial": ch["energy_kinetic"][:, 0],
+                "kinetic_final": ch["energy_kinetic"][:, -1],
+                "stored_final": ch["energy_stored"][:, -1]}
+        for k in ("brake", "dampers", "hysteresis", "contact"):
+            vals[f"dissipated_{k}"] = ch[f"energy_dissipated_{k}"][:, -1]
+        vals["dissipated_total"] = sum(vals[f"dissipated_{k}"] for k in
+                                       ("brake", "dampers", "hysteresis", "contact"))
+        return vals, {k: "J" for k in vals}
+
+    return energy
+
+
+def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray:
+    """Analytic first guess in the post-flight tradition (digest section 11): the closing
+    velocity from the peak probe stroke through a calibration curve, and the clock offset
+    from the first switch of the contact (else capture, else bottom-contact) sensor.
+
+    The calibration curve (peak stroke against closing velocity, every other parameter at its
+    start value) is made by the forward model itself in one batch of ``n_cal`` runs, standing
+    in for the ground-test calibration of the absorber that Syromiatnikov's method uses.
+    """
+    sp = problem.space
+    x = sp.start()
+    names = sp.free_names
+    tel = problem.telemetry
+    if "rel_vel_x" not in names or "stroke" not in tel.channels:
+        return x
+    j = names.index("rel_vel_x")
+    v = np.linspace(sp.lower[j], sp.upper[j], n_cal)
+    batch = np.repeat(x[None, :], n_cal, axis=0)
+    batch[:, j] = v
+    sim, _ = problem.simulate(batch)
+    if "stroke" not in sim.channels:
+        return x
+    peak = np.nanmax(sim.channels["stroke"], axis=1)
+    _, y = tel.samples("stroke")
+    target = float(np.nanmax(y))
+    ok = np.isfinite(peak)
+    if ok.sum() >= 2:
+        order = np.argsort(peak[ok])
+        x[j] = float(np.interp(target, peak[ok][order], v[ok][order]))
+    flag = next((c for c in ("contact", "capture", "bottom_contact")
+                 if c in tel.channels and c in sim.channels), None)
+    if "clock_offset" in names and flag is not None:
+        k = names.index("clock_offset")
+        t_tel, f_tel = tel.samples(flag)
+        r_tel = edges(t_tel, f_tel)[0]
+        batch1 = x[None, :].copy()
+        batch1[0, k] = 0.0
+        sim1, _ = problem.simulate(batch1)
+        r_sim = edges(sim1.t, sim1.channels[flag][0])[0]
+        if r_tel.size and r_sim.size:
+            x[k] = float(np.clip(r_tel[0] - r_sim[0], sp.lower[k], sp.upper[k]))
+    return np.clip(x, sp.lower, sp.upper)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """A parsed run configuration (see the module docstring)."""
+
+    space: ParameterSpace
+    observation: ObservationModel
+    settings: ReconstructSettings
+    duration: float | None
+    rate: float | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, walkers: int | None = None,
+                  steps: int | None = None, mcmc: bool = True) -> "RunConfig":
+        for k in d:
+            if k not in RUN_TABLES:
+                raise InputError(f"unknown table (allowed: {', '.join(RUN_TABLES)})", key=k)
+        if "parameters" not in d:
+            raise InputError("missing table: give the fitted parameters and their priors",
+                             key="parameters")
+        if "observation" not in d:
+            raise InputError("missing table: give the fitted channels and their noise",
+                             key="observation")
+        model = dict(d.get("model", {}))
+        for k in model:
+            if k not in ("duration", "rate"):
+                raise InputError("unknown key (allowed: duration, rate)", key=f"model.{k}")
+        opt = dict(d.get("optimizer", {}))
+        for k in opt:
+            if k not in ("starts", "max_nfev", "draws"):
+                raise InputError("unknown key (allowed: starts, max_nfev, draws)",
+                                 key=f"optimizer.{k}")
+        sampler = dict(d.get("sampler", {}))
+        if walkers is not None:
+            sampler["walkers"] = walkers
+        if steps is not None:
+            sampler["max_steps"] = steps
+        settings = ReconstructSettings(
+            starts=int(opt.get("starts", 4)), max_nfev=opt.get("max_nfev"), mcmc=mcmc,
+            sampler=SamplerSettings.from_dict(sampler), draws=int(opt.get("draws", 100)))
+        return cls(ParameterSpace.from_dict(d["parameters"]),
+                   ObservationModel.from_dict(d["observation"]), settings,
+                   model.get("duration"), model.get("rate"))
+
+
+def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike,
+                       output: str | os.PathLike, *, config: str | os.PathLike | None = None,
+                       seed: int = 0, walkers: int | None = None, steps: int | None = None,
+                       resume: bool = False, mcmc: bool = True,
+                       progress=None) -> ReconstructionResult:
+    """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
+    scn, run = load_scenario(scenario)
+    src = str(scenario)
+    if config is not None:
+        extra = load_toml(config)
+        src = str(config)
+        run = {**run, **extra}
+    try:
+        cfg = RunConfig.from_dict(run, walkers=walkers, steps=steps, mcmc=mcmc)
+    except InputError as exc:
+        raise exc.with_source(src)
+    tel = load_telemetry(telemetry)
+    obs_names = cfg.observation.parameter_names()
+    fwd_names = [n for n in cfg.space.names if n not in obs_names]
+    from models.probe_cone import PARAMETERS
+
+    for n in fwd_names:
+        if n not in PARAMETERS:
+            raise InputError(f"not a forward-model or observation parameter (known: "
+                             f"{', '.join(PARAMETERS)}, clock_offset, <channel>_bias ...)",
+                             source=src, key=f"parameters.{n}")
+    fwd = DockingForward(scn, fwd_names, cfg.observation.names, duration=cfg.duration,
+                         rate=cfg.rate)
+    try:
+        problem = ReconstructionProblem(fwd, tel, cfg.space, cfg.observation)
+    except InputError as exc:
+        raise exc.with_source(str(telemetry))
+    return reconstruct(
+        problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
+        first_guess=first_guess,
+        loads=docking_loads(scn, fwd_names, cfg.duration, cfg.rate),
+        energy=docking_energy(scn, fwd_names, cfg.duration, cfg.rate),
+        extra_settings={"scenario": str(scenario), "config": None if config is None else
+                        str(config), "model": {"duration": cfg.duration, "rate": cfg.rate}},
+        progress=progress)

@@ -1,0 +1,145 @@
+"""One reconstruction, start to finish: optimize, sample, summarize, write DIR.
+
+:func:`reconstruct` is what ``dockrecon reconstruct`` calls once the telemetry, the forward
+model, the parameter space and the observation model are built. It works with any forward
+model (:class:`recon.problem.ReconstructionProblem`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recon.optimize import jacobian, multistart
+from recon.problem import ReconstructionProblem
+from recon.result import (ReconstructionResult, fit_table, identifiability, laplace_samples,
+                          summarize, summarize_derived, write_result)
+from recon.sample import SamplerSettings, run_ensembles
+
+__all__ = ["ReconstructSettings", "Derived", "reconstruct"]
+
+log = logging.getLogger("dockrecon.reconstruct")
+
+#: ``derived(full_params (n, n_all), names) -> ({quantity: (n,)}, {quantity: unit})``: loads
+#: and energies of each posterior draw, computed by the forward model.
+Derived = Callable[[np.ndarray, tuple[str, ...]], tuple[Mapping[str, np.ndarray], Mapping[str, str]]]
+
+
+@dataclasses.dataclass(frozen=True)
+class ReconstructSettings:
+    """Engine settings of one reconstruction."""
+
+    starts: int = 8
+    max_nfev: int | None = None
+    mcmc: bool = True
+    sampler: SamplerSettings = SamplerSettings()
+    draws: int = 200          # posterior draws for loads, energy and the predictive band
+    width_ratio: float = 0.8  # identifiability flag threshold
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        return d
+
+
+def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
+                settings: ReconstructSettings = ReconstructSettings(), seed: int = 0,
+                resume: bool = False,
+                first_guess: np.ndarray | Callable[[ReconstructionProblem], np.ndarray] | None = None,
+                loads: Derived | None = None, energy: Derived | None = None,
+                extra_settings: Mapping[str, Any] | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> ReconstructionResult:
+    """Run the reconstruction and write ``output``/{chains.h5, fit.parquet, result.json}.
+
+    A stale ``result.json`` is removed first, so the directory never looks complete while the
+    run is under way or after it failed.
+
+    Parameters
+    ----------
+    problem
+        The problem to solve.
+    output
+        Result directory.
+    settings
+        Engine settings.
+    seed
+        Seeds the Latin hypercube, the emcee ensembles and the predictive draws.
+    resume
+        Continue the chains of an interrupted run in ``output``/chains.h5.
+    first_guess
+        Extra optimizer start (analytic first guess).
+    loads, energy
+        Derived quantities of a batch of full parameter vectors (see :data:`Derived`).
+    progress
+        ``progress(stage, done, total)`` with stage ``"optimize"`` or ``"sample"``.
+    """
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "result.json").unlink(missing_ok=True)
+    ss = np.random.SeedSequence(seed).spawn(3)
+    sp = problem.space
+
+    opt = multistart(problem, settings.starts, seed=int(ss[0].generate_state(1)[0]),
+                     first_guess=first_guess, max_nfev=settings.max_nfev,
+                     progress=(lambda d, t: progress("optimize", d, t)) if progress else None)
+    x_opt = opt.x
+    jac_data = jacobian(problem, x_opt)
+    jac_all = jacobian(problem, x_opt, with_prior=True)
+    rng = np.random.default_rng(ss[2])
+    lap, se = laplace_samples(sp, x_opt, jac_all, 4000, rng)
+    diagnostics: dict[str, Any] = {
+        "optimizer": {"best_cost": opt.best.cost, "n_starts": len(opt.starts),
+                      "costs": [s.cost for s in opt.starts],
+                      "success": [s.success for s in opt.starts],
+                      "origins": [s.origin for s in opt.starts],
+                      "x": [s.x for s in opt.starts], "best_x": x_opt,
+                      "n_residuals": problem.n_residuals},
+    }
+    if settings.mcmc:
+        scale = np.clip(np.where(np.isfinite(se), se, np.inf), 1e-6 * sp.prior_scale(),
+                        0.5 * sp.prior_scale())
+        res = run_ensembles(problem.log_probability, x_opt, scale, sp.lower, sp.upper,
+                            out / "chains.h5", names=problem.names, settings=settings.sampler,
+                            seed=int(ss[1].generate_state(1)[0]), resume=resume,
+                            progress=(lambda d, t: progress("sample", d, t)) if progress else None)
+        samples = res.samples
+        lp_opt = float(problem.log_probability(x_opt[None, :])[0])
+        i = int(np.argmax(res.samples_log_prob)) if res.samples_log_prob.size else -1
+        x_map = samples[i] if i >= 0 and res.samples_log_prob[i] > lp_opt else x_opt
+        diagnostics["method"] = "mcmc"
+        diagnostics["mcmc"] = res.diagnostics.to_dict(problem.names)
+        diagnostics["mcmc"]["n_samples"] = int(samples.shape[0])
+        stderr = np.std(samples, axis=0)
+        log.info("sampling stopped: %s (%s)", res.diagnostics.status, res.diagnostics.reason)
+    else:
+        samples, x_map, stderr = lap, x_opt, se
+        diagnostics["method"] = "laplace"
+    ident = identifiability(sp, samples, jac_data, threshold=settings.width_ratio)
+    parameters = summarize(sp, samples, x_map, stderr)
+
+    k = min(settings.draws, samples.shape[0])
+    draws = samples[rng.choice(samples.shape[0], size=k, replace=False)] if k else samples[:0]
+    derived_out = {}
+    for key, fn in (("loads", loads), ("energy", energy)):
+        if fn is None or k == 0:
+            derived_out[key] = {}
+            continue
+        full = sp.full(np.vstack([x_map[None, :], draws]))
+        vals, units = fn(full, sp.names)
+        at_map = {q: float(np.asarray(v)[0]) for q, v in vals.items()}
+        derived_out[key] = summarize_derived({q: np.asarray(v)[1:] for q, v in vals.items()},
+                                             units, at_map)
+    fit = fit_table(problem, x_map, draws[: min(100, k)], rng)
+    run_settings = {"engine": settings.to_dict(), "resume": resume,
+                    "parameters": {p.name: {"unit": p.unit, "fixed": p.fixed} for p in
+                                   sp.parameters},
+                    "channels": list(problem.observation.names),
+                    "telemetry": problem.telemetry.source, **dict(extra_settings or {})}
+    result = ReconstructionResult(parameters, diagnostics, ident.to_dict(), derived_out["loads"],
+                                  derived_out["energy"], run_settings, seed)
+    write_result(out, result, fit)
+    return result

@@ -1,0 +1,441 @@
+"""Reconstruction problem: parameter space with priors, residuals and log-probability.
+
+The parameter space is read from a ``[parameters]`` table of the scenario or of a run TOML::
+
+    [parameters.rel_vel_x]            # closing velocity
+    prior = "uniform"                 # uniform | normal | lognormal
+    lower = 0.05
+    upper = 0.40
+    unit = "m/s"                      # unit of the numbers in this table (default: SI)
+
+    [parameters.rel_pos_y]
+    prior = "normal"
+    mean = 0.0
+    sd = 50.0
+    unit = "mm"                       # bounds default to mean +- 6 sd
+
+    [parameters.brake_slip_force]
+    prior = "lognormal"
+    median = 900.0                    # exp(mu)
+    sigma = 0.2                       # sd of ln(x) [-]
+    unit = "N"
+
+    [parameters.rel_roll]
+    fixed = 0.0                       # not fitted
+
+Priors are truncated to ``[lower, upper]``; normal and log-normal priors without bounds are
+truncated at 6 standard deviations (of x, or of ln x), where the lost mass (2e-9) is far below
+anything a sampler can resolve.
+
+:class:`ReconstructionProblem` couples a forward model, telemetry, the parameter space and an
+observation model. The forward model is any callable ``forward(params, names) -> Simulated``
+taking a batch ``params`` of shape ``(n, len(names))`` (SI, in the order of ``names``, which
+are the parameters the observation model does not consume) and returning the simulated
+channels of every row (:class:`recon.observation.Simulated`). The docking batch kernel plugs in
+there; tests use analytic models.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from models.errors import InputError
+from recon.io import to_si
+from recon.observation import BoundObservation, ObservationModel, Simulated
+from recon.telemetry import Telemetry
+
+__all__ = [
+    "INITIAL_CONDITIONS",
+    "PARAMETER_UNITS",
+    "Prior",
+    "Parameter",
+    "ParameterSpace",
+    "ReconstructionProblem",
+]
+
+#: The twelve initial-condition names of the forward model (relative state of the active unit
+#: frame in the passive unit frame at first contact) and their SI units.
+INITIAL_CONDITIONS: dict[str, str] = {
+    **{f"rel_pos_{a}": "m" for a in "xyz"},
+    **{f"rel_vel_{a}": "m/s" for a in "xyz"},
+    "rel_roll": "rad", "rel_pitch": "rad", "rel_yaw": "rad",
+    **{f"rel_rate_{a}": "rad/s" for a in "xyz"},
+}
+
+#: SI unit of parameter names known in advance (others take pint's base unit of their ``unit``).
+PARAMETER_UNITS: dict[str, str] = {**INITIAL_CONDITIONS, "clock_offset": "s"}
+
+#: SI names preferred over pint's base-unit products, in this order.
+_PREFERRED_SI = ("m", "s", "kg", "m/s", "rad/s", "N", "N*m", "N/m", "N*s/m", "N*m/rad",
+                 "N*m*s/rad", "J", "W", "Pa", "kg*m**2")
+
+_TRUNC = 6.0  # default truncation of normal / log-normal priors [standard deviations]
+
+
+def _ndtri(p):
+    return special.ndtri(p)
+
+
+def _ndtr(x):
+    return special.ndtr(x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Prior:
+    """Prior of one parameter, truncated to ``[lower, upper]`` (SI).
+
+    ``kind`` is ``"uniform"`` (``a``, ``b`` unused), ``"normal"`` (``a`` = mean, ``b`` = sd) or
+    ``"lognormal"`` (``a`` = median, ``b`` = sd of ln x).
+    """
+
+    kind: str
+    lower: float
+    upper: float
+    a: float = math.nan
+    b: float = math.nan
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("uniform", "normal", "lognormal"):
+            raise InputError(f"unknown prior '{self.kind}' (uniform, normal, lognormal)")
+        if not (np.isfinite(self.lower) and np.isfinite(self.upper) and self.lower < self.upper):
+            raise InputError(f"need finite lower < upper, got [{self.lower}, {self.upper}]")
+        if self.kind != "uniform" and not (np.isfinite(self.a) and self.b > 0):
+            raise InputError("normal / lognormal prior needs a location and a spread > 0")
+        if self.kind == "lognormal" and (self.lower <= 0 or self.a <= 0):
+            raise InputError("lognormal prior needs median > 0 and lower > 0")
+
+    # standardized variable z and its bounds
+    def _z(self, x):
+        if self.kind == "normal":
+            return (x - self.a) / self.b
+        return (np.log(np.maximum(x, 1e-300)) - math.log(self.a)) / self.b
+
+    def _x(self, z):
+        if self.kind == "normal":
+            return self.a + self.b * z
+        return self.a * np.exp(self.b * z)
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        """Unnormalized log density; ``-inf`` outside the bounds."""
+        x = np.asarray(x, float)
+        inside = (x >= self.lower) & (x <= self.upper)
+        if self.kind == "uniform":
+            out = np.zeros_like(x)
+        elif self.kind == "normal":
+            out = -0.5 * self._z(x) ** 2
+        else:
+            out = -0.5 * self._z(x) ** 2 - np.log(np.maximum(x, 1e-300))
+        return np.where(inside, out, -np.inf)
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """Quantile function of the truncated prior, ``u`` in [0, 1]."""
+        u = np.asarray(u, float)
+        if self.kind == "uniform":
+            return self.lower + u * (self.upper - self.lower)
+        cl, cu = _ndtr(self._z(self.lower)), _ndtr(self._z(self.upper))
+        return np.clip(self._x(_ndtri(cl + u * (cu - cl))), self.lower, self.upper)
+
+    def residual(self, x: np.ndarray) -> np.ndarray | None:
+        """Residual whose square is -2 log prior (up to a constant) for least squares:
+        z for normal, z of ln x for log-normal (MAP in ln x); None for uniform."""
+        if self.kind == "uniform":
+            return None
+        return self._z(np.asarray(x, float))
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "normal":
+            d.update(mean=self.a, sd=self.b)
+        elif self.kind == "lognormal":
+            d.update(median=self.a, sigma=self.b)
+        d.update(lower=self.lower, upper=self.upper)
+        return d
+
+
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    """One named parameter: fixed (``prior`` None) or free with a prior.
+
+    ``value`` is the fixed value, or the nominal value of a free one (a start point) [SI].
+    """
+
+    name: str
+    unit: str
+    value: float
+    prior: Prior | None = None
+
+    @property
+    def fixed(self) -> bool:
+        return self.prior is None
+
+
+_KEYS = {"prior", "lower", "upper", "mean", "sd", "median", "sigma", "fixed", "unit", "start"}
+
+
+def _unit_factor(name: str, unit: str | None, key: str) -> tuple[float, str]:
+    """Multiplicative factor from ``unit`` to SI, and the SI unit string."""
+    si = PARAMETER_UNITS.get(name)
+    if si is None and name.endswith(("_latency",)):
+        si = "s"
+    if unit is None:
+        return 1.0, si if si is not None else ""
+    if si is None:  # a name not known in advance: SI is pint's base unit of the given unit
+        from recon.io import _registry
+
+        ureg = _registry()
+        try:
+            dim = ureg(unit).dimensionality
+        except Exception:
+            raise InputError(f"unknown unit '{unit}'", key=key) from None
+        if not dim:  # pint's angles are dimensionless: keep rad for angle units only
+            angle = any(a in unit for a in ("rad", "deg", "arc", "rev", "turn"))
+            si = "rad" if angle else ""
+        else:
+            si = next((u for u in _PREFERRED_SI if ureg(u).dimensionality == dim),
+                      f"{ureg(unit).to_base_units().units:~}")
+    f = to_si(1.0, unit, si, key=key)
+    zero = to_si(0.0, unit, si, key=key)
+    if zero != 0.0:
+        raise InputError(f"unit '{unit}' has an offset; give the value in an absolute unit", key=key)
+    return float(f), si
+
+
+class ParameterSpace:
+    """Ordered named parameters; the free ones form the vector the engines see.
+
+    All arrays are SI. Batches are ``(n, n_free)``.
+    """
+
+    def __init__(self, parameters: Sequence[Parameter]) -> None:
+        names = [p.name for p in parameters]
+        if len(set(names)) != len(names):
+            raise InputError("a parameter appears twice", key="parameters")
+        self.parameters = tuple(parameters)
+        self.names = tuple(names)
+        self.free = tuple(p for p in self.parameters if not p.fixed)
+        self.free_names = tuple(p.name for p in self.free)
+        self.free_index = np.array([i for i, p in enumerate(self.parameters) if not p.fixed], int)
+        self.lower = np.array([p.prior.lower for p in self.free], float)
+        self.upper = np.array([p.prior.upper for p in self.free], float)
+        self._template = np.array([p.value for p in self.parameters], float)
+        if not self.free:
+            raise InputError("no free parameter to fit", key="parameters")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.free)
+
+    def __getitem__(self, name: str) -> Parameter:
+        return self.parameters[self.names.index(name)]
+
+    @classmethod
+    def from_dict(cls, table: Mapping[str, Any], *, key: str = "parameters") -> "ParameterSpace":
+        """From the ``[parameters]`` TOML table (see the module docstring)."""
+        if not isinstance(table, Mapping) or not table:
+            raise InputError("expected a table of parameters", key=key)
+        out = []
+        for name, spec in table.items():
+            k = f"{key}.{name}"
+            if not isinstance(spec, Mapping):
+                raise InputError("expected a table (prior, bounds, unit) or {fixed = value}", key=k)
+            for sub in spec:
+                if sub not in _KEYS:
+                    raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})",
+                                     key=f"{k}.{sub}")
+            f, si = _unit_factor(name, spec.get("unit"), f"{k}.unit")
+
+            def num(sub, default=None, scale=True):
+                if sub not in spec:
+                    if default is None:
+                        raise InputError("missing", key=f"{k}.{sub}")
+                    return default
+                v = spec[sub]
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                    raise InputError(f"expected a finite number, got {v!r}", key=f"{k}.{sub}")
+                return float(v) * (f if scale else 1.0)
+
+            if "fixed" in spec:
+                extra = set(spec) - {"fixed", "unit"}
+                if extra:
+                    raise InputError(f"a fixed parameter takes only 'fixed' and 'unit', not "
+                                     f"{', '.join(sorted(extra))}", key=k)
+                out.append(Parameter(name, si, num("fixed")))
+                continue
+            kind = spec.get("prior", "uniform")
+            try:
+                if kind == "uniform":
+                    lo, hi = num("lower"), num("upper")
+                    prior = Prior("uniform", lo, hi)
+                elif kind == "normal":
+                    m, s = num("mean"), num("sd")
+                    prior = Prior("normal", num("lower", m - _TRUNC * s), num("upper", m + _TRUNC * s),
+                                  m, s)
+                elif kind == "lognormal":
+                    med, s = num("median"), num("sigma", scale=False)
+                    prior = Prior("lognormal", num("lower", med * math.exp(-_TRUNC * s)),
+                                  num("upper", med * math.exp(_TRUNC * s)), med, s)
+                else:
+                    raise InputError(f"unknown prior '{kind}' (uniform, normal, lognormal)")
+            except InputError as exc:
+                if exc.key is None:
+                    exc.key = f"{k}.prior"
+                raise
+            start = num("start", float(prior.ppf(0.5)))
+            if not prior.lower <= start <= prior.upper:
+                raise InputError("start lies outside [lower, upper]", key=f"{k}.start")
+            out.append(Parameter(name, si, start, prior))
+        return cls(out)
+
+    # ------------------------------------------------------------------------------------
+    def full(self, theta: np.ndarray) -> np.ndarray:
+        """Free batch ``(n, n_free)`` -> all parameters ``(n, n_all)`` with fixed values."""
+        theta = np.atleast_2d(np.asarray(theta, float))
+        out = np.repeat(self._template[None, :], theta.shape[0], axis=0)
+        out[:, self.free_index] = theta
+        return out
+
+    def start(self) -> np.ndarray:
+        """Nominal (start) values of the free parameters."""
+        return self._template[self.free_index].copy()
+
+    def log_prior(self, theta: np.ndarray) -> np.ndarray:
+        """Log prior density (unnormalized) of a batch, ``(n,)``; -inf outside the bounds."""
+        theta = np.atleast_2d(np.asarray(theta, float))
+        lp = np.zeros(theta.shape[0])
+        for j, p in enumerate(self.free):
+            lp += p.prior.logpdf(theta[:, j])
+        return lp
+
+    def prior_residuals(self, theta: np.ndarray) -> np.ndarray:
+        """Prior residuals for least squares of one vector (uniform priors add none)."""
+        out = [r for j, p in enumerate(self.free)
+               if (r := p.prior.residual(theta[j])) is not None]
+        return np.array(out, float).reshape(-1)
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """Map points of the unit cube ``(n, n_free)`` through the prior quantile functions."""
+        u = np.atleast_2d(np.asarray(u, float))
+        return np.column_stack([p.prior.ppf(u[:, j]) for j, p in enumerate(self.free)])
+
+    def sample_prior(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.ppf(rng.random((n, self.ndim)))
+
+    def latin_hypercube(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` points stratified in every prior marginal (one per prior-probability stratum)."""
+        u = (np.argsort(rng.random((self.ndim, n)), axis=1).T + rng.random((n, self.ndim))) / n
+        return self.ppf(u)
+
+    def prior_interval(self, level: float) -> np.ndarray:
+        """Central ``level`` interval of each truncated prior, ``(n_free, 2)``."""
+        a = 0.5 * (1 - level)
+        return self.ppf(np.array([[a] * self.ndim, [1 - a] * self.ndim])).T
+
+    def prior_scale(self) -> np.ndarray:
+        """A typical spread of each prior (half its central 68 % interval) [SI]."""
+        iv = self.prior_interval(0.6827)
+        return 0.5 * (iv[:, 1] - iv[:, 0])
+
+
+class ReconstructionProblem:
+    """Residuals and log-probability of parameters given telemetry.
+
+    Parameters
+    ----------
+    forward
+        ``forward(params, names) -> Simulated``: batch ``(n, len(names))`` [SI] to simulated
+        channels (see the module docstring).
+    telemetry
+        Flight telemetry (SI).
+    parameter_space
+        Named parameters; names the observation model understands (``clock_offset``,
+        ``<channel>_bias`` ...) go to it, the rest to ``forward``.
+    observation_model
+        Sensor models of the fitted channels.
+    """
+
+    def __init__(self, forward: Callable[[np.ndarray, tuple[str, ...]], Any], telemetry: Telemetry,
+                 parameter_space: ParameterSpace, observation_model: ObservationModel) -> None:
+        self.forward = forward
+        self.telemetry = telemetry
+        self.space = parameter_space
+        self.observation = observation_model
+        self.bound: BoundObservation = observation_model.bind(telemetry)
+        obs_names = observation_model.parameter_names()
+        self._obs_idx = {n: i for i, n in enumerate(parameter_space.names) if n in obs_names}
+        self.forward_names = tuple(n for n in parameter_space.names if n not in obs_names)
+        self._fwd_idx = np.array([parameter_space.names.index(n) for n in self.forward_names], int)
+        self._log_norm = self.bound.log_norm()
+        self.n_evaluations = 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names of the free parameters (the engines' vector)."""
+        return self.space.free_names
+
+    @property
+    def ndim(self) -> int:
+        return self.space.ndim
+
+    @property
+    def n_residuals(self) -> int:
+        return self.bound.n_residuals
+
+    def simulate(self, theta: np.ndarray) -> tuple[Simulated, dict[str, np.ndarray]]:
+        """Run the forward model on a free-parameter batch; also return the observation
+        parameters of each row."""
+        full = self.space.full(theta)
+        self.n_evaluations += full.shape[0]
+        sim = Simulated.coerce(self.forward(full[:, self._fwd_idx], self.forward_names))
+        obs = {n: full[:, i] for n, i in self._obs_idx.items()}
+        return sim, obs
+
+    def residuals(self, theta: np.ndarray) -> np.ndarray:
+        """Whitened data residuals; ``(n, m)`` for a batch, ``(m,)`` for one vector.
+        NaN where the forward model failed."""
+        theta = np.asarray(theta, float)
+        single = theta.ndim == 1
+        sim, obs = self.simulate(np.atleast_2d(theta))
+        r = self.bound.residuals(sim, obs)
+        return r[0] if single else r
+
+    def predict(self, theta: np.ndarray) -> dict[str, np.ndarray]:
+        """Noise-free predicted telemetry per channel, ``{name: (n, m_channel)}``."""
+        sim, obs = self.simulate(np.atleast_2d(np.asarray(theta, float)))
+        return self.bound.predict(sim, obs)
+
+    def log_prior(self, theta: np.ndarray) -> np.ndarray:
+        return self.space.log_prior(theta)
+
+    def log_likelihood(self, theta: np.ndarray) -> np.ndarray:
+        """Gaussian log-likelihood of a batch ``(n,)``; -inf where the forward model failed."""
+        r = self.residuals(np.atleast_2d(np.asarray(theta, float)))
+        ll = -0.5 * np.sum(r * r, axis=1) + self._log_norm
+        return np.where(np.isfinite(ll), ll, -np.inf)
+
+    def log_probability(self, theta: np.ndarray) -> np.ndarray:
+        """Log posterior (unnormalized) of a batch ``(n, n_free)`` -> ``(n,)``.
+
+        The forward model runs only on rows inside the prior bounds. Suitable for
+        ``emcee.EnsembleSampler(..., vectorize=True)``.
+        """
+        theta = np.atleast_2d(np.asarray(theta, float))
+        lp = self.log_prior(theta)
+        ok = np.isfinite(lp)
+        out = np.full(theta.shape[0], -np.inf)
+        if ok.any():
+            out[ok] = lp[ok] + self.log_likelihood(theta[ok])
+        return out
+
+    __call__ = log_probability
+
+    def least_squares_residuals(self, theta: np.ndarray) -> np.ndarray:
+        """Data residuals followed by prior residuals, for one vector; failed forward runs
+        give a large finite residual (1e3 per entry) so that optimizers step back."""
+        r = self.residuals(np.asarray(theta, float))
+        r = np.where(np.isfinite(r), r, 1e3)
+        return np.concatenate([r, self.space.prior_residuals(np.asarray(theta, float))])

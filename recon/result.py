@@ -1,0 +1,222 @@
+"""Result of a reconstruction: parameter summaries, identifiability, and the result directory.
+
+DIR/result.json::
+
+    {"parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
+                           "prior", "stderr"}},
+     "diagnostics": {...}, "identifiability": {...}, "loads": {...}, "energy": {...},
+     "settings": {...}, "versions": {...}, "seed": N}
+
+DIR/chains.h5 (emcee HDF5 backend, one group per ensemble) and DIR/fit.parquet (telemetry,
+best-fit model and 95 % posterior predictive band per channel). ``result.json`` is written
+last: a directory is complete exactly when it has one.
+
+Intervals are central (equal-tailed) posterior quantiles. Without MCMC (``--no-mcmc``) they are
+the Laplace approximation at the optimum (Gaussian with the inverse Gauss-Newton Hessian,
+clipped to the bounds), and ``diagnostics.method`` says so.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from recon.io import versions, write_json, write_table
+from recon.problem import ParameterSpace, ReconstructionProblem
+
+__all__ = ["Identifiability", "ReconstructionResult", "summarize", "identifiability",
+           "laplace_samples", "fit_table", "summarize_derived", "write_result"]
+
+_Z68, _Z95 = 0.9944578832097535, 1.959963984540054  # normal quantiles of 0.84, 0.975
+
+
+def _q(x: np.ndarray, level: float) -> list[float]:
+    a = 0.5 * (1 - level)
+    lo, hi = np.quantile(x, [a, 1 - a])
+    return [float(lo), float(hi)]
+
+
+def summarize(space: ParameterSpace, samples: np.ndarray, x_map: np.ndarray,
+              stderr: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    """Per-parameter summary in the project schema, fixed parameters included
+    (``prior: {"kind": "fixed"}``, zero-width intervals)."""
+    out: dict[str, dict[str, Any]] = {}
+    j = 0
+    for p in space.parameters:
+        if p.fixed:
+            v = float(p.value)
+            out[p.name] = {"map": v, "median": v, "ci68": [v, v], "ci95": [v, v], "unit": p.unit,
+                           "prior": {"kind": "fixed", "value": v}, "stderr": 0.0}
+            continue
+        s = samples[:, j]
+        out[p.name] = {"map": float(x_map[j]), "median": float(np.median(s)),
+                       "ci68": _q(s, 0.68), "ci95": _q(s, 0.95), "unit": p.unit,
+                       "prior": p.prior.to_dict(),
+                       "stderr": float(stderr[j]) if stderr is not None else float(np.std(s))}
+        j += 1
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Identifiability:
+    """What the data constrain.
+
+    Attributes
+    ----------
+    correlation
+        Posterior correlation matrix of the free parameters.
+    fisher
+        Fisher information :math:`J^T J` of the whitened data residuals at the optimum
+        [1 / (SI unit_i SI unit_j)].
+    fisher_sd
+        :math:`\\sqrt{\\mathrm{diag}(F^{+})}` (pseudo-inverse): the data-only standard error; inf
+        where the data carry no information on the parameter.
+    width_ratio
+        Width of the posterior 95 % interval over that of the prior.
+    flagged
+        Names whose ``width_ratio`` exceeds the threshold, or whose data-only standard error
+        exceeds the prior spread: the data cannot constrain them.
+    """
+
+    names: tuple[str, ...]
+    correlation: np.ndarray
+    fisher: np.ndarray
+    fisher_sd: np.ndarray
+    fisher_eigenvalues: np.ndarray
+    width_ratio: np.ndarray
+    flagged: tuple[str, ...]
+    threshold: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"names": list(self.names), "correlation": self.correlation,
+                "fisher": self.fisher, "fisher_sd": dict(zip(self.names, self.fisher_sd)),
+                "fisher_eigenvalues": self.fisher_eigenvalues,
+                "width_ratio": dict(zip(self.names, self.width_ratio)),
+                "threshold": self.threshold, "unconstrained": list(self.flagged)}
+
+
+def identifiability(space: ParameterSpace, samples: np.ndarray, jac: np.ndarray, *,
+                    threshold: float = 0.8) -> Identifiability:
+    """Correlations, Fisher information and flags from posterior ``samples`` ``(N, d)`` and
+    the data-residual Jacobian ``jac`` ``(m, d)`` at the optimum."""
+    d = samples.shape[1]
+    corr = np.corrcoef(samples, rowvar=False).reshape(d, d) if samples.shape[0] > 1 else np.eye(d)
+    F = jac.T @ jac
+    ev, V = np.linalg.eigh(F)
+    tol = max(ev.max(), 1e-300) * 1e-10
+    inv_ev = np.where(ev > tol, 1.0 / np.where(ev > tol, ev, 1.0), np.inf)
+    # diag of the pseudo-inverse; a direction with no information makes the variance of every
+    # parameter that loads on it infinite
+    loads = V ** 2
+    with np.errstate(invalid="ignore"):
+        var = np.where(loads > 1e-12, loads * inv_ev[None, :], 0.0).sum(axis=1)
+    fsd = np.sqrt(var)
+    prior_w = np.diff(space.prior_interval(0.95), axis=1)[:, 0]
+    post_w = np.array([np.diff(_q(samples[:, j], 0.95))[0] for j in range(d)])
+    ratio = post_w / prior_w
+    prior_sd = space.prior_scale()
+    flagged = tuple(n for j, n in enumerate(space.free_names)
+                    if ratio[j] > threshold or fsd[j] > prior_sd[j])
+    return Identifiability(space.free_names, corr, F, fsd, ev, ratio, flagged, threshold)
+
+
+def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Draws of the Laplace approximation N(x, (J^T J)^+) clipped to the bounds, and the
+    standard errors; ``jac_all`` includes the prior residual rows."""
+    cov = np.linalg.pinv(jac_all.T @ jac_all)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    draws = rng.multivariate_normal(x, cov, size=n, method="eigh")
+    return np.clip(draws, space.lower, space.upper), se
+
+
+def summarize_derived(values: Mapping[str, np.ndarray], units: Mapping[str, str],
+                      at_map: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
+    """Summaries of derived quantities (peak loads, energies) from posterior draws
+    ``{name: (N,)}``: map (value at the MAP), median, ci68, ci95, unit."""
+    out = {}
+    for k, v in values.items():
+        v = np.asarray(v, float)
+        v = v[np.isfinite(v)]
+        out[k] = {"map": None if at_map is None else float(at_map[k]),
+                  "median": float(np.median(v)) if v.size else None,
+                  "ci68": _q(v, 0.68) if v.size else None,
+                  "ci95": _q(v, 0.95) if v.size else None, "unit": units.get(k, "")}
+    return out
+
+
+def fit_table(problem: ReconstructionProblem, x_map: np.ndarray, draws: np.ndarray,
+              rng: np.random.Generator) -> tuple[Any, dict[str, str]]:
+    """Telemetry, best-fit model and 95 % posterior predictive band per channel.
+
+    Columns: ``t``; per channel ``NAME`` (telemetry), ``NAME_fit`` (noise-free model at the
+    MAP), ``NAME_lo`` / ``NAME_hi`` (2.5 / 97.5 % of model + sensor noise over ``draws``).
+    NaN where the channel has no sample. Binary channels: the band is the range of the flag.
+    """
+    import pandas as pd
+
+    from recon.telemetry import CHANNELS
+
+    tel = problem.telemetry
+    t = np.asarray(tel.t, float)
+    best = problem.predict(x_map)
+    band = problem.predict(draws) if len(draws) else {}
+    cols: dict[str, np.ndarray] = {"t": t}
+    units = {"t": "s"}
+    for c in problem.observation.channels:
+        name = c.name
+        mask = np.isfinite(np.asarray(tel.channels[name], float))
+        cols[name] = np.asarray(tel.channels[name], float)
+        unit = CHANNELS.get(name, "")
+        for suffix, vals in (("fit", best[name][0]),):
+            col = np.full(t.size, np.nan)
+            col[mask] = vals
+            cols[f"{name}_{suffix}"] = col
+        if band:
+            pred = band[name]
+            if not c.binary:
+                pred = pred + rng.normal(0.0, c.sigma_eff, pred.shape)
+            lo, hi = np.nanquantile(pred, [0.025, 0.975], axis=0)
+            for suffix, vals in (("lo", lo), ("hi", hi)):
+                col = np.full(t.size, np.nan)
+                col[mask] = vals
+                cols[f"{name}_{suffix}"] = col
+        for suffix in ("", "_fit", "_lo", "_hi"):
+            if unit:
+                units[f"{name}{suffix}"] = unit
+    return pd.DataFrame(cols), units
+
+
+@dataclasses.dataclass
+class ReconstructionResult:
+    """Everything result.json holds (see the module docstring)."""
+
+    parameters: dict[str, dict[str, Any]]
+    diagnostics: dict[str, Any]
+    identifiability: dict[str, Any]
+    loads: dict[str, Any]
+    energy: dict[str, Any]
+    settings: dict[str, Any]
+    seed: int | None
+    versions: dict[str, str] = dataclasses.field(default_factory=versions)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"parameters": self.parameters, "diagnostics": self.diagnostics,
+                "identifiability": self.identifiability, "loads": self.loads,
+                "energy": self.energy, "settings": self.settings, "versions": self.versions,
+                "seed": self.seed}
+
+
+def write_result(directory: str | os.PathLike, result: ReconstructionResult,
+                 fit: tuple[Any, Mapping[str, str]] | None = None) -> Path:
+    """Write fit.parquet (if given), then result.json last, both atomically."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    if fit is not None:
+        frame, units = fit
+        write_table(frame, directory / "fit.parquet", units)
+    return write_json(result.to_dict(), directory / "result.json")

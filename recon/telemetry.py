@@ -1,0 +1,394 @@
+"""Flight telemetry: read, convert to SI and validate.
+
+A telemetry file is a table (Parquet preferred, CSV accepted) with a column ``t`` [s] and one
+column per channel; NaN where a channel has no sample at that time stamp (channels may be
+sampled at different rates). Units come from the Parquet field metadata key ``unit`` or CSV
+headers ``name[unit]`` and are converted to SI with pint (:func:`recon.io.read_table`).
+
+Validation never stops at the first problem: :func:`validate` returns every finding with its
+row (1-based data row, header excluded, as :class:`models.errors.InputError`) and column.
+Findings of severity ``"error"`` make the telemetry unusable (:class:`models.errors.DataError`,
+exit 65); ``"warning"`` findings are reported and the data are used.
+
+Which failures are which exit code
+----------------------------------
+* The path does not exist, is a directory or has an unknown suffix: a wrong argument,
+  :class:`~models.errors.InputError` (exit 2).
+* The file exists but is empty, truncated, unparsable, has no ``t``, backwards or duplicate
+  time stamps, a channel without any sample, non-finite values (``inf``; NaN means "no
+  sample"), a unit pint does not know or whose dimension is wrong for a known channel, or a
+  binary channel with values other than 0 and 1: unusable telemetry,
+  :class:`~models.errors.DataError` (exit 65).
+* Unknown channels, gaps longer than ``max_gap``, flat runs at a limit (saturation):
+  warnings.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.errors import DataError, InputError
+from recon.io import read_table
+
+__all__ = [
+    "CHANNELS",
+    "BINARY_CHANNELS",
+    "Finding",
+    "ValidationReport",
+    "Telemetry",
+    "read_telemetry",
+    "validate",
+    "load_telemetry",
+]
+
+
+def _channels() -> dict[str, str]:
+    ch: dict[str, str] = {"stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad"}
+    for name in ("contact", "bottom_contact", "capture", "latch_1", "latch_2", "latch_3", "latch_4"):
+        ch[name] = ""
+    for body in ("active", "passive"):
+        for ax in "xyz":
+            ch[f"{body}_rate_{ax}"] = "rad/s"
+    for ax in "xyz":
+        ch[f"rel_pos_{ax}"] = "m"
+        ch[f"rel_vel_{ax}"] = "m/s"
+        ch[f"rel_rate_{ax}"] = "rad/s"
+        ch[f"interface_force_{ax}"] = "N"
+        ch[f"interface_moment_{ax}"] = "N*m"
+    for ang in ("roll", "pitch", "yaw"):
+        ch[f"rel_{ang}"] = "rad"
+    for e in ("kinetic", "stored", "dissipated_brake", "dissipated_dampers",
+              "dissipated_hysteresis", "dissipated_contact"):
+        ch[f"energy_{e}"] = "J"
+    return ch
+
+
+#: Known channels and their SI unit (``""`` = dimensionless 0/1 flag). From the forward-model
+#: issue (probe-cone docking): mechanism sensors, body rates, relative state, loads, energy.
+CHANNELS: dict[str, str] = _channels()
+
+#: Channels that are 0/1 flags; compared through their switching times.
+BINARY_CHANNELS: frozenset[str] = frozenset(
+    {"contact", "bottom_contact", "capture", "latch_1", "latch_2", "latch_3", "latch_4"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """One validation finding.
+
+    Attributes
+    ----------
+    severity
+        ``"error"`` (telemetry unusable) or ``"warning"``.
+    code
+        Short machine-readable kind (``"backwards_time"``, ``"gap"``, ...).
+    message
+        What is wrong, in words.
+    column
+        Channel name, when the finding sits in one column.
+    row
+        1-based data row (header excluded), when it sits in one row.
+    """
+
+    severity: str
+    code: str
+    message: str
+    column: str | None = None
+    row: int | None = None
+
+    def line(self, source: str | None = None) -> str:
+        """One line ``<severity>: <source>: row R, 'column': message``."""
+        err = InputError(self.message, source=source, key=self.column, row=self.row)
+        return f"{self.severity}: {err}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class ValidationReport:
+    """All findings on one telemetry file; ``usable`` when there is no error."""
+
+    source: str | None
+    findings: tuple[Finding, ...]
+    n_rows: int = 0
+    channels: tuple[str, ...] = ()
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def usable(self) -> bool:
+        return not self.errors
+
+    def lines(self) -> list[str]:
+        return [f.line(self.source) for f in self.findings]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "usable": self.usable, "n_rows": self.n_rows,
+                "channels": list(self.channels), "n_errors": len(self.errors),
+                "n_warnings": len(self.warnings),
+                "findings": [f.to_dict() for f in self.findings]}
+
+    def raise_if_unusable(self) -> None:
+        """Raise :class:`DataError` naming the first error (and how many more there are)."""
+        errs = self.errors
+        if not errs:
+            return
+        first = errs[0]
+        more = f" (and {len(errs) - 1} more errors; run 'dockrecon validate')" if len(errs) > 1 else ""
+        raise DataError(first.message + more, source=self.source, key=first.column, row=first.row)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Telemetry:
+    """Telemetry in SI units.
+
+    Attributes
+    ----------
+    t
+        Time stamps [s], shape ``(n,)``.
+    channels
+        Channel name -> values in SI, shape ``(n,)``; NaN where the channel has no sample.
+    file_units
+        The unit each column had in the file (None where none was given).
+    source
+        The file it came from.
+    """
+
+    t: np.ndarray
+    channels: Mapping[str, np.ndarray]
+    file_units: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    source: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.channels)
+
+    def samples(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Time stamps [s] and values (SI) where channel ``name`` has a sample."""
+        try:
+            y = np.asarray(self.channels[name], dtype=float)
+        except KeyError:
+            raise InputError("no such channel in the telemetry", source=self.source,
+                             key=name) from None
+        keep = np.isfinite(y)
+        return np.asarray(self.t)[keep], y[keep]
+
+    def select(self, names) -> "Telemetry":
+        """The same telemetry restricted to ``names``."""
+        return Telemetry(self.t, {n: self.channels[n] for n in names},
+                         {n: self.file_units.get(n) for n in ["t", *names]}, self.source)
+
+    @classmethod
+    def from_arrays(cls, t, channels: Mapping[str, Any], source: str | None = None) -> "Telemetry":
+        """Build from SI arrays (synthetic data, tests)."""
+        t = np.asarray(t, dtype=float)
+        ch = {k: np.asarray(v, dtype=float) for k, v in channels.items()}
+        for k, v in ch.items():
+            if v.shape != t.shape:
+                raise InputError(f"channel has shape {v.shape}, t has {t.shape}", key=k)
+        return cls(t, ch, {}, source)
+
+
+# --------------------------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------------------------
+_TABLE_SUFFIXES = (".parquet", ".pq", ".csv", ".txt")
+
+
+def read_telemetry(path: str | os.PathLike, *, extra_channels: Mapping[str, str] | None = None,
+                   max_gap: float = 0.5, saturation_run: int = 5,
+                   limits: Mapping[str, tuple[float, float]] | None = None,
+                   ) -> tuple[Telemetry | None, ValidationReport]:
+    """Read and validate a telemetry file.
+
+    Parameters
+    ----------
+    path
+        Parquet or CSV file.
+    extra_channels
+        Further known channels and their SI units (``{"thrust": "N"}``).
+    max_gap
+        Longest accepted interval [s] between samples of one channel, or between rows.
+    saturation_run
+        Number of consecutive equal samples at a limit that counts as saturation.
+    limits
+        Sensor range per channel ``{name: (lo, hi)}`` [SI]; a flat run at either end is
+        saturation. Without a range, a flat interior run at the channel's own extreme is.
+
+    Returns
+    -------
+    telemetry
+        The telemetry, or None when the file could not be read as a table at all.
+    report
+        Every finding.
+
+    Raises
+    ------
+    InputError
+        The path does not exist, is a directory, or has an unknown suffix.
+    """
+    path = Path(path)
+    src = str(path)
+    if not path.exists():
+        raise InputError("no such file", source=src)
+    if path.is_dir():
+        raise InputError("is a directory, expected a telemetry file (.parquet or .csv)", source=src)
+    if path.suffix.lower() not in _TABLE_SUFFIXES:
+        raise InputError(f"unknown telemetry format '{path.suffix}' (expected .parquet or .csv)",
+                         source=src)
+    known = dict(CHANNELS)
+    known.update(extra_channels or {})
+    units = {"t": "s", **known}
+    try:
+        frame, file_units = read_table(path, units)
+    except InputError as exc:
+        code = "unit" if "unit" in exc.what else "unreadable"
+        if "empty" in exc.what or "no rows" in exc.what:
+            code = "empty"
+        return None, ValidationReport(src, (Finding("error", code, exc.what, exc.key, exc.row),))
+    cols = {str(c): frame[c].to_numpy(dtype=float) for c in frame.columns}
+    if "t" not in cols:
+        t = np.full(len(frame), np.nan)
+        missing_t = Finding("error", "missing_t",
+                            f"no time column 't' (have: {', '.join(cols)})", "t")
+    else:
+        t = cols.pop("t")
+        missing_t = None
+    tel = Telemetry(t, cols, dict(file_units), src)
+    report = validate(tel, extra_channels=extra_channels, max_gap=max_gap,
+                      saturation_run=saturation_run, limits=limits, _has_t=missing_t is None)
+    if missing_t is not None:
+        report = dataclasses.replace(report, findings=(missing_t, *report.findings))
+    return tel, report
+
+
+def load_telemetry(path: str | os.PathLike, **kwargs) -> Telemetry:
+    """Read telemetry and refuse it when unusable (:class:`DataError`, exit 65).
+
+    Warnings are logged; keyword arguments go to :func:`read_telemetry`.
+    """
+    import logging
+
+    tel, report = read_telemetry(path, **kwargs)
+    report.raise_if_unusable()
+    log = logging.getLogger("dockrecon.telemetry")
+    for line in report.lines():
+        log.warning(line)
+    assert tel is not None
+    return tel
+
+
+# --------------------------------------------------------------------------------------------
+# validation
+# --------------------------------------------------------------------------------------------
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Start and stop (exclusive) indices of runs of True in ``mask``."""
+    if not mask.any():
+        return []
+    d = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
+    return list(zip(np.flatnonzero(d == 1).tolist(), np.flatnonzero(d == -1).tolist()))
+
+
+def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
+             max_gap: float = 0.5, saturation_run: int = 5,
+             limits: Mapping[str, tuple[float, float]] | None = None,
+             _has_t: bool = True) -> ValidationReport:
+    """Check telemetry already in SI; return every finding (see the module docstring).
+
+    Rows in the findings are 1-based data rows of the table.
+    """
+    findings: list[Finding] = []
+    known = dict(CHANNELS)
+    known.update(extra_channels or {})
+    limits = dict(limits or {})
+    t = np.asarray(tel.t, dtype=float)
+    n = t.size
+
+    def add(sev, code, msg, col=None, row=None):
+        findings.append(Finding(sev, code, msg, col, None if row is None else int(row) + 1))
+
+    if n == 0:
+        add("error", "empty", "table has no rows")
+    if _has_t and n:
+        bad = ~np.isfinite(t)
+        if bad.any():
+            i = np.flatnonzero(bad)
+            add("error", "nonfinite_time", f"time stamp is not a finite number ({bad.sum()} rows)",
+                "t", i[0])
+        ok = np.flatnonzero(~bad)
+        if ok.size > 1:
+            dt = np.diff(t[ok])
+            back = np.flatnonzero(dt < 0)
+            if back.size:
+                i = ok[back[0] + 1]
+                add("error", "backwards_time",
+                    f"time goes backwards ({t[i]:.6g} s after {t[ok[back[0]]]:.6g} s; "
+                    f"in {back.size} place(s))", "t", i)
+            dup = np.flatnonzero(dt == 0)
+            if dup.size:
+                i = ok[dup[0] + 1]
+                add("error", "duplicate_time",
+                    f"duplicate time stamp {t[i]:.6g} s (in {dup.size} place(s))", "t", i)
+            big = np.flatnonzero(dt > max_gap)
+            if big.size:
+                i = ok[big[0] + 1]
+                add("warning", "gap", f"no rows for {dt[big[0]]:.3g} s (> {max_gap:g} s) before "
+                    f"this row ({big.size} such gaps)", "t", i)
+    if not tel.channels:
+        add("error", "no_channels", "no channel columns besides 't'")
+
+    for name, raw in tel.channels.items():
+        y = np.asarray(raw, dtype=float)
+        if name not in known:
+            add("warning", "unknown_channel", "unknown channel (ignored by the fit unless "
+                "configured)", name)
+        inf = np.isinf(y)
+        if inf.any():
+            add("error", "nonfinite", f"infinite value ({inf.sum()} rows)", name,
+                np.flatnonzero(inf)[0])
+        fin = np.isfinite(y)
+        if not fin.any():
+            add("error", "all_nan", "channel has no samples (all NaN)", name)
+            continue
+        idx = np.flatnonzero(fin)
+        if name in BINARY_CHANNELS:
+            notbin = fin & (y != 0.0) & (y != 1.0)
+            if notbin.any():
+                i = np.flatnonzero(notbin)[0]
+                add("error", "not_binary", f"flag channel must be 0 or 1, found {y[i]:g}", name, i)
+        if _has_t and np.all(np.isfinite(t[idx])) and idx.size > 1:
+            dts = np.diff(t[idx])
+            big = np.flatnonzero(dts > max_gap)
+            if big.size:
+                i = idx[big[0] + 1]
+                add("warning", "gap", f"no sample for {dts[big[0]]:.3g} s (> {max_gap:g} s) "
+                    f"before this row ({big.size} such gaps)", name, i)
+        if name not in BINARY_CHANNELS and idx.size >= saturation_run:
+            v = y[idx]
+            if name in limits:
+                lo, hi = limits[name]
+                ends = [(lo, "lower"), (hi, "upper")]
+            else:
+                ends = [(v.min(), "lowest"), (v.max(), "highest")]
+            if v.max() > v.min():
+                for level, which in ends:
+                    for a, b in _runs(v == level):
+                        interior = name in limits or (a > 0 and b < v.size)
+                        if b - a >= saturation_run and interior:
+                            add("warning", "saturation",
+                                f"flat at its {which} value {level:.6g} for {b - a} samples "
+                                "(saturated sensor?)", name, idx[a])
+                            break
+    return ValidationReport(tel.source, tuple(findings), n, tuple(tel.channels))

@@ -1,0 +1,1 @@
+"""Synthetic probe-cone flights with their truth (see generate.py)."""

@@ -1,0 +1,104 @@
+"""Forward models with known answers for the reconstruction engines (shared by tests and the
+subprocess of the resume test).
+
+* :func:`linear_problem`: stroke(t) = a + b t + c sin(3 t) (+ d g(t), g zero on the record
+  when ``unidentifiable``), Gaussian noise, normal priors -> the posterior is Gaussian with the
+  closed form of :func:`linear_posterior`.
+* :func:`oscillator_problem`: free damped oscillation of the probe (stroke) with a contact flag
+  (stroke > 0) and a clock offset; truth known, recovered from seeded data.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from recon.observation import ChannelModel, ObservationModel, Simulated
+from recon.problem import ParameterSpace, ReconstructionProblem
+from recon.telemetry import Telemetry
+
+SIGMA = 0.01      # stroke noise [m]
+PRIOR_SD = 1.0    # normal prior sd of each linear coefficient [m]
+T_LIN = np.linspace(0.0, 2.0, 41)
+
+
+def _basis(t, unidentifiable):
+    cols = [np.ones_like(t), t, np.sin(3.0 * t)]
+    if unidentifiable:
+        cols.append(np.where(t > 2.5, t - 2.5, 0.0))  # acts only after the record ends
+    return np.column_stack(cols)
+
+
+def linear_forward(unidentifiable=False):
+    t_sim = np.linspace(0.0, 3.0, 61)  # contains T_LIN exactly (step 0.05 s)
+
+    def forward(params, names):
+        A = _basis(t_sim, unidentifiable)
+        return Simulated(t_sim, {"stroke": params @ A.T})
+
+    return forward
+
+
+def linear_problem(seed=1, truth=(0.3, -0.2, 0.5, 0.0), unidentifiable=False):
+    k = 4 if unidentifiable else 3
+    truth = np.asarray(truth[:k], float)
+    rng = np.random.default_rng(seed)
+    A = _basis(T_LIN, unidentifiable)
+    y = A @ truth + rng.normal(0.0, SIGMA, T_LIN.size)
+    tel = Telemetry.from_arrays(T_LIN, {"stroke": y}, source="linear")
+    table = {n: {"prior": "normal", "mean": 0.0, "sd": PRIOR_SD, "unit": "m"}
+             for n in "abc"}
+    if unidentifiable:
+        table["d"] = {"prior": "uniform", "lower": -1.0, "upper": 1.0, "unit": "m"}
+    space = ParameterSpace.from_dict(table)
+    obs = ObservationModel((ChannelModel("stroke", SIGMA),))
+    return ReconstructionProblem(linear_forward(unidentifiable), tel, space, obs), truth, A, y
+
+
+def linear_posterior(A, y):
+    """Closed-form posterior mean and covariance of the 3 linear coefficients (normal priors
+    N(0, PRIOR_SD^2); the 6-sd truncation changes them by < 1e-8 relative)."""
+    A = A[:, :3]
+    P = A.T @ A / SIGMA ** 2 + np.eye(3) / PRIOR_SD ** 2
+    cov = np.linalg.inv(P)
+    return cov @ (A.T @ y / SIGMA ** 2), cov
+
+
+# ---- damped oscillator ---------------------------------------------------------------------
+OSC_TRUTH = {"omega": 6.0, "zeta": 0.08, "x0": 0.05, "clock_offset": 0.037}
+OSC_NAMES = ("omega", "zeta", "x0")
+
+
+def oscillator_forward(params, names):
+    """x(t) = x0 e^{-zeta w t} (cos wd t + zeta w / wd sin wd t), released from rest."""
+    t = np.linspace(0.0, 4.0, 4001)
+    p = dict(zip(names, np.asarray(params).T))
+    w, z, x0 = (p[n][:, None] for n in OSC_NAMES)
+    wd = w * np.sqrt(1 - z ** 2)
+    x = x0 * np.exp(-z * w * t) * (np.cos(wd * t) + z * w / wd * np.sin(wd * t))
+    return Simulated(t, {"stroke": x, "contact": (x > 0).astype(float)})
+
+
+def oscillator_space():
+    return ParameterSpace.from_dict({
+        "omega": {"prior": "uniform", "lower": 3.0, "upper": 10.0, "unit": "rad/s"},
+        "zeta": {"prior": "lognormal", "median": 0.1, "sigma": 0.7},
+        "x0": {"prior": "uniform", "lower": 0.01, "upper": 0.1, "unit": "m"},
+        "clock_offset": {"prior": "normal", "mean": 0.0, "sd": 0.05, "unit": "s"},
+    })
+
+
+def oscillator_problem(seed=3):
+    obs = ObservationModel((ChannelModel("stroke", 1e-3, quantum=5e-4, hold=0.0),
+                            ChannelModel("contact", 2e-3)), clock_offset=0.0)
+    truth = dict(OSC_TRUTH)
+    # telemetry: stroke at 20 Hz, contact at 50 Hz, a dropout 1.0-1.3 s of the stroke
+    i = np.arange(350)
+    i = i[(i % 5 == 0) | (i % 2 == 0)]          # rows of a 100 Hz recorder that hold a sample
+    t = i * 0.01
+    template = {"stroke": np.where((i % 5 == 0) & ~((t > 1.0) & (t < 1.3)), 0.0, np.nan),
+                "contact": np.where(i % 2 == 0, 0.0, np.nan)}
+    tel0 = Telemetry.from_arrays(t, template, source="oscillator")
+    true_obs = ObservationModel(obs.channels, clock_offset=truth["clock_offset"])
+    sim = oscillator_forward(np.array([[truth[n] for n in OSC_NAMES]]), OSC_NAMES)
+    tel = true_obs.bind(tel0).synthesize(sim.t, {k: v[0] for k, v in sim.channels.items()},
+                                         np.random.default_rng(seed))
+    return ReconstructionProblem(oscillator_forward, tel, oscillator_space(), obs), truth

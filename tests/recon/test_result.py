@@ -1,0 +1,129 @@
+"""Result directory and identifiability: schema, files, flags, recovery, coverage."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from recon.io import read_table
+from recon.pipeline import ReconstructSettings, reconstruct
+from recon.sample import SamplerSettings
+from tests.recon._toy import (OSC_TRUTH, linear_posterior, linear_problem, oscillator_problem)
+
+QUICK = ReconstructSettings(starts=3, sampler=SamplerSettings(
+    walkers=16, ensembles=2, max_steps=600, check_every=200), draws=50)
+
+
+def test_result_directory_schema(tmp_path):
+    prob, truth, A, y = linear_problem()
+    out = tmp_path / "run"
+    (out).mkdir()
+    (out / "result.json").write_text("{}")  # stale: must not survive a new run
+    res = reconstruct(prob, out, settings=QUICK, seed=4,
+                      loads=lambda full, names: ({"peak": full[:, 0] + full[:, 1]}, {"peak": "m"}))
+    doc = json.loads((out / "result.json").read_text())
+    assert set(doc) == {"parameters", "diagnostics", "identifiability", "loads", "energy",
+                        "settings", "versions", "seed"}
+    assert doc["seed"] == 4
+    for name in "abc":
+        p = doc["parameters"][name]
+        assert set(p) >= {"map", "median", "ci68", "ci95", "unit", "prior"}
+        assert p["ci95"][0] < p["ci68"][0] < p["median"] < p["ci68"][1] < p["ci95"][1]
+        assert p["unit"] == "m" and p["prior"]["kind"] == "normal"
+    assert doc["diagnostics"]["method"] == "mcmc"
+    assert doc["diagnostics"]["mcmc"]["status"] in ("converged", "step_limit")
+    assert doc["loads"]["peak"]["unit"] == "m" and len(doc["loads"]["peak"]["ci95"]) == 2
+    # (units given: read_table without them cannot convert 's' to base units, see report)
+    frame, units = read_table(out / "fit.parquet", {c: "m" for c in
+                                                     ("stroke", "stroke_fit", "stroke_lo",
+                                                      "stroke_hi")} | {"t": "s"})
+    assert {"t", "stroke", "stroke_fit", "stroke_lo", "stroke_hi"} <= set(frame.columns)
+    assert units["stroke_fit"] == "m"
+    # the band contains the fit, and ~95 % of the data (41 points: at least 80 %)
+    f = frame
+    assert np.all((f.stroke_lo <= f.stroke_fit) & (f.stroke_fit <= f.stroke_hi))
+    inside = np.mean((f.stroke >= f.stroke_lo) & (f.stroke <= f.stroke_hi))
+    assert inside >= 0.8
+    assert (out / "chains.h5").exists()
+    assert res.parameters["a"]["median"] == doc["parameters"]["a"]["median"]
+
+
+def test_failed_run_leaves_no_result_json(tmp_path):
+    prob, *_ = linear_problem()
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "result.json").write_text("{}")
+    calls = [0]
+    inner = prob.forward
+
+    def breaking(params, names):
+        calls[0] += 1
+        if calls[0] > 40:
+            raise RuntimeError("forward model crashed")
+        return inner(params, names)
+
+    prob.forward = breaking
+    with pytest.raises(RuntimeError):
+        reconstruct(prob, out, settings=QUICK)
+    assert not (out / "result.json").exists()
+
+
+def test_unidentifiable_parameter_is_flagged(tmp_path):
+    prob, *_ = linear_problem(unidentifiable=True)
+    res = reconstruct(prob, tmp_path / "u", settings=QUICK, seed=1)
+    ident = res.identifiability
+    assert ident["unconstrained"] == ["d"]
+    assert ident["fisher_sd"]["d"] == np.inf  # no information at all in the data
+    # its posterior is its uniform prior: 95 % width ratio ~ 1 (MC error of a few %)
+    assert ident["width_ratio"]["d"] > 0.85
+    assert ident["width_ratio"]["a"] < 0.05
+
+
+def test_laplace_mode_on_the_linear_model_is_exact(tmp_path):
+    prob, _, A, y = linear_problem()
+    mean, cov = linear_posterior(A, y)
+    res = reconstruct(prob, tmp_path / "l", settings=ReconstructSettings(starts=2, mcmc=False))
+    assert res.diagnostics["method"] == "laplace"
+    sd = np.sqrt(np.diag(cov))
+    for j, n in enumerate("abc"):
+        p = res.parameters[n]
+        assert p["map"] == pytest.approx(mean[j], abs=1e-6 * sd[j])
+        assert p["stderr"] == pytest.approx(sd[j], rel=1e-6)
+        # 4000 Laplace draws: quantile error ~ 2.4 sd / sqrt(4000) = 0.04 sd -> 0.15 sd tol
+        assert p["ci95"][0] == pytest.approx(mean[j] - 1.96 * sd[j], abs=0.15 * sd[j])
+    assert not (tmp_path / "l" / "chains.h5").exists()
+
+
+def test_oscillator_truth_inside_posterior_intervals(tmp_path):
+    prob, truth = oscillator_problem(seed=3)
+    res = reconstruct(prob, tmp_path / "o", settings=ReconstructSettings(
+        starts=4, sampler=SamplerSettings(walkers=16, ensembles=2, max_steps=1200,
+                                          check_every=300)), seed=2)
+    for n in prob.names:
+        lo, hi = res.parameters[n]["ci95"]
+        assert lo < truth[n] < hi, (n, truth[n], lo, hi)
+    assert res.identifiability["unconstrained"] == []
+    assert set(truth) == set(OSC_TRUTH)
+
+
+@pytest.mark.slow
+def test_interval_coverage_on_the_linear_model(tmp_path):
+    """Coverage study: 40 data sets with parameters drawn from the prior, MCMC intervals.
+    Nominal 68 % / 95 %; with 40 x 3 = 120 intervals (correlated by data set) the binomial
+    standard error is ~4.3 % / 2 %: accept within 3 of them."""
+    hits68, hits95 = [], []
+    rng = np.random.default_rng(11)
+    settings = ReconstructSettings(starts=1, draws=10, sampler=SamplerSettings(
+        walkers=16, ensembles=2, max_steps=800, check_every=400))
+    for k in range(40):
+        truth = rng.standard_normal(3)
+        prob, *_ = linear_problem(seed=100 + k, truth=tuple(truth) + (0.0,))
+        res = reconstruct(prob, tmp_path / f"c{k}", settings=settings, seed=k)
+        for j, n in enumerate("abc"):
+            p = res.parameters[n]
+            hits68.append(p["ci68"][0] <= truth[j] <= p["ci68"][1])
+            hits95.append(p["ci95"][0] <= truth[j] <= p["ci95"][1])
+    c68, c95 = np.mean(hits68), np.mean(hits95)
+    print(f"coverage 68 %: {c68:.3f}, 95 %: {c95:.3f}")
+    assert abs(c68 - 0.68) < 3 * np.sqrt(0.68 * 0.32 / 120)
+    assert abs(c95 - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 120)

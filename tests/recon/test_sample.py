@@ -1,0 +1,114 @@
+"""emcee engine: the analytic posterior of the linear-Gaussian model, R-hat, stop reasons, and
+resume after a kill."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.errors import InputError
+from recon.sample import SamplerSettings, read_chains, run_ensembles, split_rhat
+from tests.recon._toy import linear_posterior, linear_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(prob, path, settings, seed=7, resume=False, mean=None):
+    x0 = np.zeros(3) if mean is None else mean
+    return run_ensembles(prob.log_probability, x0, np.full(3, 0.005), prob.space.lower,
+                         prob.space.upper, path, names=prob.names, settings=settings, seed=seed,
+                         resume=resume)
+
+
+def test_linear_gaussian_posterior_is_reproduced(tmp_path):
+    prob, _, A, y = linear_problem()
+    mean, cov = linear_posterior(A, y)
+    sd = np.sqrt(np.diag(cov))
+    st = SamplerSettings(walkers=16, ensembles=2, max_steps=1500, check_every=250,
+                         min_ess=1500)
+    res = _run(prob, tmp_path / "c.h5", st, mean=mean)
+    d = res.diagnostics
+    ess = d.ess
+    assert np.all(ess > 800), ess
+    s = res.samples
+    # Monte Carlo error of a mean: sd / sqrt(ESS); 5 of them (a 1-in-1e6 failure if right)
+    assert np.all(np.abs(s.mean(0) - mean) < 5 * sd / np.sqrt(ess))
+    # of a standard deviation: ~ sd / sqrt(2 ESS) -> 5 of them <= 12 %
+    np.testing.assert_allclose(s.std(0), sd, rtol=0.12)
+    # correlations: error ~ (1 - rho^2) / sqrt(ESS) -> 0.15 absolute
+    corr = cov / np.outer(sd, sd)
+    np.testing.assert_allclose(np.corrcoef(s, rowvar=False), corr, atol=0.15)
+    # 95 % interval ends: quantile error ~ 2.4 sd / sqrt(ESS) at 2.5 %; 0.25 sd allows ~3 of them
+    lo, hi = np.quantile(s, [0.025, 0.975], axis=0)
+    np.testing.assert_allclose(lo, mean - 1.96 * sd, atol=0.25 * sd.min())
+    np.testing.assert_allclose(hi, mean + 1.96 * sd, atol=0.25 * sd.min())
+    assert np.all(d.rhat < 1.02)
+    assert np.all((d.acceptance > 0.2) & (d.acceptance < 0.9))
+
+
+def test_stops_when_converged_or_at_step_limit(tmp_path):
+    prob, _, A, y = linear_problem()
+    mean, _ = linear_posterior(A, y)
+    easy = SamplerSettings(walkers=16, ensembles=2, max_steps=5000, check_every=200,
+                           tau_factor=20, min_ess=200)
+    res = _run(prob, tmp_path / "a.h5", easy, mean=mean)
+    assert res.diagnostics.status == "converged" and res.diagnostics.steps < 5000
+    hard = SamplerSettings(walkers=8, ensembles=2, max_steps=100, check_every=50)
+    res = _run(prob, tmp_path / "b.h5", hard, mean=mean)
+    assert res.diagnostics.status == "step_limit" and res.diagnostics.steps == 100
+    assert "tau" in res.diagnostics.reason
+
+
+def test_split_rhat_detects_disagreeing_ensembles():
+    rng = np.random.default_rng(0)
+    ch = rng.standard_normal((4, 400, 8, 2))
+    # iid draws: R-hat - 1 ~ 1 / (number of samples per chain) -> < 1.005
+    assert np.all(split_rhat(ch) < 1.005)
+    ch[0, :, :, 1] += 1.0  # one ensemble stuck one sd away
+    r = split_rhat(ch)
+    assert r[0] < 1.005 and r[1] > 1.1
+    drift = ch.copy()
+    drift[:, 200:, :, 0] += 1.0  # every ensemble shifts half way: split halves catch it
+    assert split_rhat(drift)[0] > 1.1
+
+
+_KILLED = """
+import os, signal, sys
+import numpy as np
+from tests.recon._toy import linear_problem
+from tests.recon.test_sample import SETTINGS, _run
+prob, *_ = linear_problem()
+inner = prob.log_probability
+calls = [0]
+def dying(x):
+    calls[0] += 1
+    if calls[0] > 260:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return inner(x)
+prob.log_probability = dying
+_run(prob, sys.argv[1], SETTINGS)
+"""
+
+SETTINGS = SamplerSettings(walkers=8, ensembles=2, max_steps=300, check_every=50,
+                           min_ess=1e9)
+
+
+def test_resume_after_kill_continues_the_chain(tmp_path):
+    path = tmp_path / "chains.h5"
+    proc = subprocess.run([sys.executable, "-c", _KILLED, str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -9, proc.stderr  # killed by SIGKILL mid-run
+    meta, ch, _ = read_chains(path)
+    assert 0 < ch.shape[1] < 300  # an interrupted chain is on disk
+    prob, *_ = linear_problem()
+    resumed = _run(prob, path, SETTINGS, resume=True)
+    straight = _run(prob, tmp_path / "straight.h5", SETTINGS)
+    assert resumed.chains.shape == (2, 300, 8, 3)
+    # the resumed chain is the chain an uninterrupted run makes, bit for bit
+    np.testing.assert_array_equal(resumed.chains, straight.chains)
+    np.testing.assert_array_equal(resumed.chains[:, : ch.shape[1]], ch)
+    with pytest.raises(InputError, match="cannot resume"):
+        _run(prob, path, SamplerSettings(walkers=10, ensembles=2), resume=True)
+    with pytest.raises(InputError, match="nothing to resume"):
+        _run(prob, tmp_path / "none.h5", SETTINGS, resume=True)
