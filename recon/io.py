@@ -100,7 +100,10 @@ def to_si(values: np.ndarray | float, unit: str | None, expected: str | None = N
         return values
     ureg = _registry()
     src = "dimensionless" if _dimensionless(unit) else unit
-    dst = "dimensionless" if _dimensionless(expected) else expected
+    if expected is None:
+        dst = None
+    else:
+        dst = "dimensionless" if _dimensionless(expected) else expected
     try:
         q = ureg.Quantity(np.asarray(values, dtype=float), src)
     except Exception:  # pint raises several types for a bad unit string
@@ -242,7 +245,9 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
                 row = int(np.flatnonzero(nonfinite)[0]) + 1
                 raise InputError("missing or non-finite value", source=src, key=name, row=row)
         unit = file_units.get(name)
-        if name in expected:
+        if unit is None:
+            pass  # no unit in the file: the column is taken to be in SI already
+        elif name in expected:
             values = to_si(values, unit, expected[name], source=src, key=name)
         elif not _dimensionless(unit):
             values = to_si(values, unit, None, source=src, key=name)

@@ -102,3 +102,20 @@ def test_toml_errors_name_the_file(tmp_path):
 def test_to_si_scalar():
     assert to_si(180.0, "deg", "rad") == pytest.approx(np.pi)
     assert to_si(1.0, "deg/s", "rad/s") == pytest.approx(np.pi / 180)
+
+
+def test_columns_without_expected_unit_go_to_si_base_units(tmp_path):
+    path = tmp_path / "rec.csv"
+    path.write_text("t[ms],stroke[mm],flag\n0,5,1\n10,6,0\n")
+    frame, _ = read_table(path)
+    np.testing.assert_allclose(frame["t"], [0.0, 0.01])
+    np.testing.assert_allclose(frame["stroke"], [0.005, 0.006])
+    np.testing.assert_allclose(frame["flag"], [1.0, 0.0])
+
+
+def test_column_without_unit_is_taken_as_si(tmp_path):
+    path = tmp_path / "rec.csv"
+    path.write_text("t,u\n0,0.5\n1,0.25\n")
+    frame, units = read_table(path, {"t": "s", "u": "1"})
+    assert units == {"t": None, "u": None}
+    np.testing.assert_allclose(frame["u"], [0.5, 0.25])
