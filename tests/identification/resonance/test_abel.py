@@ -131,7 +131,7 @@ def test_below_laws_are_all_exact_in_their_own_class():
     assert abs(ch(0.1) / 0.2 - 1) > 0.2
     # preload: V = c b^2 + 4 F0 b / pi is ~linear near 0; the fitted exponent is close to 1
     ch = inv.restoring_odd(b, pre.forward(b), MU, below="power")
-    assert 1.0 <= ch.exponent < 1.4
+    assert 1.0 <= ch.exponent < 1.5  # local slope of c b^2 + 0.64 b at b = 0.2..0.25: 1.41
     assert ch.exponent == pytest.approx(
         np.polyfit(np.log(b[:4]), np.log(b[:4] ** 2 * pre.forward(b[:4])), 1)[0])
 
