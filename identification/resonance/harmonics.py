@@ -1,4 +1,4 @@
-"""Harmonic extraction from a resonance-test record and the monotone amplitude sequence.
+r"""Harmonic extraction from a resonance-test record and the monotone amplitude sequence.
 
 Windows of ``k`` excitation periods (default 6, which holds whole periods of the 1/2 and 1/3
 subharmonics and so rejects them, [P] section 4) slide by one period. In each window the
@@ -132,7 +132,8 @@ class WindowHarmonics:
 
 
 def window_harmonics(t: np.ndarray, y: np.ndarray, nu: float, *, k: int = 6, n_max: int = 2,
-                     t_first: float | None = None, stride: float = 1.0) -> WindowHarmonics:
+                     t_first: float | None = None, stride: float = 1.0,
+                     modulated: bool = False) -> WindowHarmonics:
     """Coefficients (4.3) of ``y(t)`` over windows of ``k`` periods ``2 pi / nu``.
 
     Parameters
@@ -151,6 +152,13 @@ def window_harmonics(t: np.ndarray, y: np.ndarray, nu: float, *, k: int = 6, n_m
         Start of the first window [s] (default ``t[0]``).
     stride
         Window step in periods (1: sliding by one period).
+    modulated
+        False: the quadratures (4.3). True ([impl]): least-squares fit, on the samples of each
+        window, of a constant, a linear drift and every harmonic with a linearly varying
+        amplitude (``(1 + r (t - t_mid))`` times ``sin``/``cos``); the coefficients at the
+        window centre are returned. Under a ramp, (4.3) leaks the growing first harmonic into
+        the other coefficients by about ``(db/dt)/nu`` (35 % of the mean offset in
+        ``test_harmonics.py``); the fit does not.
     """
     t = np.asarray(t, float)
     y = np.asarray(y, float)
@@ -165,6 +173,21 @@ def window_harmonics(t: np.ndarray, y: np.ndarray, nu: float, *, k: int = 6, n_m
     scale = nu / (np.pi * k)
     s = np.zeros((n_win, n_max + 1))
     c = np.zeros((n_win, n_max + 1))
+    if modulated:
+        lo = np.searchsorted(t, T0, side="left")
+        hi = np.searchsorted(t, T1, side="right")
+        for w in range(n_win):
+            tw = t[lo[w]:hi[w]]
+            tau = (tw - (T0[w] + 0.5 * k * period)) / period
+            cols = [np.ones_like(tw), tau]
+            for n in range(1, n_max + 1):
+                sn, cn = np.sin(n * nu * tw), np.cos(n * nu * tw)
+                cols += [sn, cn, tau * sn, tau * cn]
+            coef = np.linalg.lstsq(np.column_stack(cols), y[lo[w]:hi[w]], rcond=None)[0]
+            c[w, 0] = 2.0 * coef[0]
+            for n in range(1, n_max + 1):
+                s[w, n], c[w, n] = coef[4 * n - 2], coef[4 * n - 1]
+        return WindowHarmonics(t_start=T0, t_mid=T0 + 0.5 * k * period, s=s, c=c)
     for n in range(n_max + 1):
         for arr, fn in ((s, np.sin), (c, np.cos)):
             g = y * fn(n * nu * t)
@@ -284,9 +307,10 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
     min_windows
         Fewest kept windows accepted.
     ramp_correction
-        Correct for the slow drift of amplitude and phase under the ramp ([impl], beyond the
-        paper's stationary formulas; see the module docstring). False: [P]'s formulas as
-        printed.
+        Correct for the ramp ([impl], beyond the paper's stationary formulas; see the module
+        docstring): harmonics fitted with linearly varying amplitudes
+        (``window_harmonics(modulated=True)``) and the drift terms of the averaged equations.
+        False: [P]'s quadratures (4.3) and stationary formulas as printed.
     """
     t = np.asarray(t, float)
     if len(t) < 8 or np.any(np.diff(t) <= 0):
@@ -299,8 +323,9 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
         raise InputError("window must hold at least one period", key="periods")
     period = 2 * np.pi / nu
     hold = 2 * k * period if skip is None else float(skip)
-    hx = window_harmonics(t, x, nu, k=k, n_max=2, t_first=t[0] + hold)
-    hf = window_harmonics(t, force, nu, k=k, n_max=1, t_first=t[0] + hold)
+    hx = window_harmonics(t, x, nu, k=k, n_max=2, t_first=t[0] + hold, modulated=ramp_correction)
+    hf = window_harmonics(t, force, nu, k=k, n_max=1, t_first=t[0] + hold,
+                          modulated=ramp_correction)
     b = np.hypot(hx.s[:, 1], hx.c[:, 1])
     e = np.hypot(hf.s[:, 1], hf.c[:, 1])
     alpha_x = np.arctan2(hx.c[:, 1], hx.s[:, 1])

@@ -33,11 +33,11 @@ NOISE_X, NOISE_F = 2e-6, 2e-3  # [m], [N] standard deviations
 CASES = {
     "dead_zone": dict(phi="dead_zone", H="linear", mass=2.0, g=2000.0, delta=0.01, h=5.0,
                       nu=35.0, e_min=3.0, e_max=60.0, seed=1),
-    "preload": dict(phi="preload", H="linear", mass=2.0, c=800.0, F0=3.0, h=15.0, nu=18.0,
+    "preload": dict(phi="preload", H="linear", mass=2.0, c=800.0, F0=2.0, h=15.0, nu=18.0,
                     b_min=0.004, b_max=0.05, seed=2),
     "asymmetric": dict(phi="asymmetric", H="linear", mass=2.0, c=800.0, d=100.0, h=4.0,
                        nu=16.0, e_min=0.75, e_max=15.0, seed=3),
-    "quadratic_damping": dict(phi="preload", H="quadratic", mass=2.0, c=800.0, F0=3.0,
+    "quadratic_damping": dict(phi="preload", H="quadratic", mass=2.0, c=800.0, F0=2.0,
                               kappa=20.0, nu=18.0, b_min=0.006, b_max=0.05, seed=4),
     # low damping and nu below the hardening backbone's limit: the amplitude jumps from the
     # lower to the upper branch of the amplitude-frequency curve during the ramp
@@ -165,7 +165,8 @@ def two_mode(p: dict = TWO_MODE, noise: bool = True):
     q = dict(nu=nu, e_min=p["e_min"], e_max=p["e_max"])
     F = ramp(q, p["periods"])
     P = 2 * pi / nu
-    t, y = sys.simulate(F, t0=0.0, h=P / SPP_SIM, n_steps=SPP_SIM * p["periods"], stride=STRIDE)
+    t, y = sys.simulate(F, t0=0.0, h=P / SPP_SIM, n_steps=SPP_SIM * p["periods"],
+                        stride=2 * STRIDE)  # 16 samples per period of nu_p: file < 250 kB
     xp, xs, f = y[:, 0], y[:, 2], F(t)
     if noise:
         rng = np.random.default_rng(p["seed"])
