@@ -6,8 +6,14 @@ mass by the added-mass method, refinement by simulating the oscillator against t
 cross-coupling from non-own resonances. Arrays in SI units; no files.
 """
 from .abel import Characteristic, abel_integral
+from .harmonics import AmplitudeSequence, amplitude_sequence, estimate_frequency
 from .inversion import (damping_even, damping_odd, restoring_even, restoring_odd,
                         velocity_damping)
 
 __all__ = ["Characteristic", "abel_integral", "restoring_odd", "restoring_even",
            "damping_even", "damping_odd", "velocity_damping"]
+from .mass import reduced_mass  # noqa: E402
+from .own import OwnResonanceResult, identify_own_resonance  # noqa: E402
+
+__all__ += ["AmplitudeSequence", "amplitude_sequence", "estimate_frequency", "reduced_mass",
+            "OwnResonanceResult", "identify_own_resonance"]
