@@ -1,0 +1,1 @@
+"""Synthetic resonance-test records with their truth (see generate.py)."""
