@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT := out
+# settings of the demo reconstruction that finish in a few minutes on 2 cores
+DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
 .PHONY: demo test test-slow bench venv clean
 
@@ -15,14 +17,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## demo: run the main job on a shipped sample; output under out/
+## demo: the post-flight reconstruction of the shipped nominal flight, ending in its report
+## (out/nominal/report.html, report.pdf), after a static hysteresis-test identification
 demo: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/dockrecon identify hysteresis \
 	    telemetry_samples/static/lateral_double_loop.csv \
 	    --element telemetry_samples/static/lateral_double_loop.start.toml \
 	    --output $(OUT)/hysteresis_lateral.json --plot $(OUT)/hysteresis_lateral.png
-	@echo "demo output written to $(OUT)/"
+	$(BIN)/dockrecon reconstruct telemetry_samples/flights/nominal.parquet \
+	    --scenario models/probe_cone/presets/reference.toml \
+	    --config telemetry_samples/flights/run.toml \
+	    --output $(OUT)/nominal $(DEMO_RECON_OPTS)
+	@echo "demo output written to $(OUT)/ (report: $(OUT)/nominal/report.html, report.pdf)"
 
 ## test: the default suite (slow studies excluded)
 test: $(STAMP)

@@ -99,6 +99,14 @@ def progress_enabled(ctx: click.Context) -> bool:
 # Commands are added below, one block per capability.
 
 # --- reports --------------------------------------------------------------------------------
+def _end_with_report(result: str) -> None:
+    """Every main job ends in a report: HTML and PDF beside its result."""
+    from reports.build import rebuild_report
+
+    for path in rebuild_report(result):
+        click.echo(f"report: {path}", err=True)
+
+
 @cli.command("report")
 @click.argument("result", type=click.Path(path_type=str))
 @click.option("--format", "formats", default="html,pdf", show_default=True,
@@ -250,6 +258,7 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
         plt.close(fig)
         result["plot"] = str(plot)
     write_json(result, output)  # last: the result exists only when complete
+    _end_with_report(output)
     unit = fit.element.units[1]
     click.echo(f"{output}: residual RMS {fit.residual_rms:.4g} {unit} over {fit.n_points} "
                f"samples ({'converged' if fit.success else 'NOT converged: ' + fit.message})",
@@ -389,6 +398,7 @@ def identify_rig_cmd(record_path, config_path, output):
     if fit.identifiability["not_separable"]:
         click.echo("not separable by this record: "
                    + ", ".join(fit.identifiability["not_separable"]), err=True)
+    _end_with_report(output)
 
 
 # ---- reconstruction (issue 6) ---------------------------------------------------------------
@@ -464,6 +474,7 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
     if how == "mcmc":
         how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
     click.echo(f"{output}/result.json written; intervals from {how}", err=True)
+    _end_with_report(output)
 
 
 @cli.group(cls=_Group)

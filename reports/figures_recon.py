@@ -90,7 +90,7 @@ def plot_residuals(t: np.ndarray, residual: np.ndarray, *, label: str, unit: str
     ax.axhline(0.0, color="k", lw=0.6)
     if sigma is not None and np.isfinite(sigma):
         ax.axhspan(-sigma * scale, sigma * scale, color=_BAND, alpha=0.4, lw=0, label="±1σ noise")
-    ax.set_ylabel(f"{label} residual [{unit}]")
+    ax.set_ylabel(f"{label}\nresidual [{unit}]")
     ax.set_xlabel("time [s]")
     return ax
 

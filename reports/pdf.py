@@ -22,8 +22,8 @@ def _styles():
         "title": base["Title"],
         "subtitle": ParagraphStyle("subtitle", parent=base["Normal"], textColor=colors.HexColor("#555555"),
                                    alignment=1, spaceAfter=12),
-        "h2": ParagraphStyle("h2", parent=base["Heading2"], spaceBefore=12),
-        "h3": base["Heading3"],
+        "h2": ParagraphStyle("h2", parent=base["Heading2"], spaceBefore=12, keepWithNext=1),
+        "h3": ParagraphStyle("h3", parent=base["Heading3"], keepWithNext=1),
         "text": base["BodyText"],
         "note": ParagraphStyle("note", parent=base["BodyText"], fontSize=8.5, leading=11,
                                textColor=colors.HexColor("#555555")),
@@ -36,7 +36,7 @@ def _styles():
     }
 
 
-def _flowables(block, styles, frame_width: float) -> list:
+def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -> list:
     from reportlab.lib import colors
     from reportlab.platypus import Image, KeepTogether, Spacer
     from reportlab.platypus import Paragraph as P
@@ -76,6 +76,9 @@ def _flowables(block, styles, frame_width: float) -> list:
     if isinstance(block, Figure):
         width = min(frame_width, block.width_in * 72.0)
         height = width * block.height_in / block.width_in
+        max_height = 0.88 * frame_height  # leaves room for the caption on the same page
+        if height > max_height:
+            width, height = width * max_height / height, max_height
         image = Image(io.BytesIO(block.png), width=width, height=height)
         return [KeepTogether([image, P(escape(block.caption), styles["caption"])])]
     raise TypeError(f"cannot render block of type {type(block).__name__}")
@@ -102,7 +105,7 @@ def render_pdf(report: Report) -> bytes:
     for section in report.sections:
         story.append(P(escape(section.title), styles["h2"]))
         for block in section.blocks:
-            story.extend(_flowables(block, styles, frame_width))
+            story.extend(_flowables(block, styles, frame_width, A4[1] - 2 * margin))
 
     def _footer(canvas, document):
         canvas.saveState()

@@ -1,0 +1,117 @@
+"""Every report renders from a small stored result (tests/reports/data, made by
+make_results.py there): sections present, summary numbers equal the result file, every figure
+present in both HTML and PDF, and the HTML needs no network."""
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from recon.cli import cli
+from reports.builders._common import fmt
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _render(target: Path):
+    result = CliRunner().invoke(cli, ["report", str(target)])
+    assert result.exit_code == 0, result.output
+    return [Path(p) for p in result.stdout.split()]
+
+
+def _check_self_contained(html: str) -> None:
+    assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", html)
+    assert "http://" not in html and "https://" not in html and "@import" not in html
+
+
+def _pdf_text(path: Path) -> tuple[str, int]:
+    pypdf = pytest.importorskip("pypdf")
+    reader = pypdf.PdfReader(path)
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    return text, sum(len(page.images) for page in reader.pages)
+
+
+def test_reconstruction_report(tmp_path):
+    shutil.copytree(DATA / "reconstruction", tmp_path / "run")
+    html_path, pdf_path = _render(tmp_path / "run")
+    assert html_path.name == "report.html" and pdf_path.name == "report.pdf"
+    html = html_path.read_text()
+    _check_self_contained(html)
+    data = json.loads((tmp_path / "run" / "result.json").read_text())
+    for section in ("Summary", "Telemetry against the reconstruction", "Residuals", "Parameters",
+                    "Posterior of the initial conditions", "Chains and convergence",
+                    "Interface loads and energy", "Settings, seed and versions"):
+        assert f"<h2>{section}</h2>" in html, section
+    # the summary shows the result's numbers (median, 95 % interval) in display units
+    v = data["parameters"]["rel_vel_x"]
+    assert f"{fmt(v['median'], 'm/s')} m/s  (95 %: [{fmt(v['ci95'][0], 'm/s')}, " \
+           f"{fmt(v['ci95'][1], 'm/s')}])" in html
+    y = data["parameters"]["rel_pos_y"]
+    assert f"{fmt(y['median'], 'm')} mm" in html
+    peak = data["loads"]["peak_axial_force"]
+    assert f"{fmt(peak['median'], 'N')} kN" in html
+    brake = data["energy"]["dissipated_brake"]
+    assert f"{fmt(brake['median'], 'J')} J" in html
+    assert "capture" in html and "yes, at" in html
+    # every parameter in the table
+    for name in data["parameters"]:
+        assert f"<td>{name}</td>" in html
+    # figures: channel fits (3 per figure), residuals (4 per figure), corner, chains
+    import pandas as pd
+
+    fit = pd.read_parquet(tmp_path / "run" / "fit.parquet")
+    channels = [c for c in fit.columns if f"{c}_fit" in fit.columns]
+    fit_channels = len(channels)
+    analog = sum(not set(fit[c].dropna().unique()) <= {0.0, 1.0} for c in channels)
+    assert fit_channels >= 10 and analog >= 9  # stroke, 2 gimbal angles, 6 rates (+ flags)
+    n_fig = -(-fit_channels // 3) + -(-analog // 4) + 2
+    assert html.count("data:image/png;base64,") == n_fig
+    text, images = _pdf_text(pdf_path)
+    assert images == n_fig
+    assert "Post-flight docking reconstruction" in text
+    assert fmt(v["median"], "m/s") in text
+
+
+def test_reconstruction_report_is_deterministic(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    for name in ("a", "b"):
+        shutil.copytree(DATA / "reconstruction", tmp_path / name)
+        _render(tmp_path / name)
+    for fmt_ in ("html", "pdf"):
+        assert (tmp_path / "a" / f"report.{fmt_}").read_bytes() == \
+            (tmp_path / "b" / f"report.{fmt_}").read_bytes()
+
+
+def test_hysteresis_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the result names its record relative to the repository
+    shutil.copy(DATA / "hysteresis.json", tmp_path / "fit.json")
+    html_path, pdf_path = _render(tmp_path / "fit.json")
+    assert html_path == tmp_path / "fit.html"
+    html = html_path.read_text()
+    _check_self_contained(html)
+    data = json.loads((DATA / "hysteresis.json").read_text())
+    for section in ("Summary", "Measured and fitted loops", "Fitted parameters",
+                    "Settings and versions"):
+        assert f"<h2>{section}</h2>" in html
+    assert f"{data['residual_rms']:.4g} N" in html
+    assert html.count("data:image/png;base64,") == 1
+    _, images = _pdf_text(pdf_path)
+    assert images == 1
+
+
+def test_rig_report(tmp_path):
+    shutil.copytree(DATA / "rig", tmp_path / "rig")
+    html_path, pdf_path = _render(tmp_path / "rig")
+    html = html_path.read_text()
+    _check_self_contained(html)
+    data = json.loads((tmp_path / "rig" / "result.json").read_text())
+    for section in ("Summary", "Parameters", "Record against the identified model", "Residuals"):
+        assert f"<h2>{section}</h2>" in html
+    for name in data["parameters"]:
+        assert f"<td>{name}</td>" in html
+    text, images = _pdf_text(pdf_path)
+    assert images == html.count("data:image/png;base64,") >= 2
+    assert "Hydraulic test-rig identification" in text
