@@ -10,8 +10,8 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _housing_rot, _latch_dirs, _matmul,
-                                               _mtv, _mv)
+from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _latch_dirs, _matmul, _mtv,
+                                               _mv)
 from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_to_dcm
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
@@ -232,13 +232,25 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
         any_trig += latch[i]
     if any_trig > 0:
         # columns of the housing -> PU rotation (APU AAU^T Rg), built once per evaluation:
-        # c0 = image of X_H, c1 = of Y_H, c2 = of Z_H
+        # c0 = image of X_H, c1 = of Y_H, c2 = of Z_H. Rg = I + K + K^2 / (1 + u_x) with
+        # K = [X x u]_x written out (the columns of _housing_rot applied to X, Y, Z; one
+        # reciprocal instead of three)
         C = M[11]
+        c1 = 1.0 / (1.0 + ux)
+        uyz = uy * uz * c1
         for j in range(3):
-            vx = 1.0 if j == 0 else 0.0
-            vy = 1.0 if j == 1 else 0.0
-            vz = 1.0 if j == 2 else 0.0
-            ax, ay, az = _housing_rot(ux, uy, uz, vx, vy, vz)
+            if j == 0:
+                ax = 1.0 - (uy * uy + uz * uz) * c1
+                ay = uy
+                az = uz
+            elif j == 1:
+                ax = -uy
+                ay = 1.0 - uy * uy * c1
+                az = -uyz
+            else:
+                ax = -uz
+                ay = -uyz
+                az = 1.0 - uz * uz * c1
             aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
             C[0, j], C[1, j], C[2, j] = _mv(APU, aIx, aIy, aIz)
         xl = P[P_LATCH_X]
