@@ -13,7 +13,7 @@ __all__ = ["benchmark"]
 
 
 def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
-              seed: int = 0) -> dict:
+              seed: int = 0, short_s: float = 6.0) -> dict:
     """Measure the reference run and the batch entry point in this process.
 
     Parameters
@@ -28,13 +28,17 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
         numba threads for the batch.
     seed
         Seed of the perturbations.
+    short_s
+        Duration [s] of the second batch (the reconstruction's window).
 
     Returns
     -------
     dict
         ``simulated_s``, ``wall_s_median``, ``cpu_s_median`` (process CPU time: the
-        figure that a loaded shared machine disturbs least), ``realtime_factor``, ``batch_evals_per_s``,
-        ``batch_size``, ``threads``, ``compile_s``, ``steps``, ``small_steps``.
+        figure that a loaded shared machine disturbs least), ``realtime_factor``, ``batch_evals_per_s`` (wall clock: on a shared machine it
+        falls with the load), ``batch_cpu_s_per_eval`` (process CPU time per evaluation, all
+        threads: ``threads / batch_cpu_s_per_eval`` is the rate on idle cores),
+        ``batch_size``, ``short_*`` (the same for the ``short_s`` window), ``threads``, ``compile_s``, ``steps``, ``small_steps``.
     """
     import numba
 
@@ -62,8 +66,19 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
     try:
         bm.evaluate(theta[:2])           # compile the parallel entry point
         t0 = time.perf_counter()
+        c0 = time.process_time()
         _, _, status = bm.evaluate(theta)
         bwall = time.perf_counter() - t0
+        bcpu = time.process_time() - c0
+        # the reconstruction's window (recon.docking: 6 s of flight from first-contact
+        # conditions), same parameter vectors
+        bm6 = BatchModel(scenario, channels=["stroke", "gimbal_pitch", "gimbal_yaw"],
+                         duration=short_s)
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        bm6.evaluate(theta)
+        swall = time.perf_counter() - t0
+        scpu = time.process_time() - c0
     finally:
         numba.set_num_threads(old)
     pk = pack(scenario)
@@ -73,7 +88,11 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
         "cpu_s_median": round(float(np.median(cpus)), 5),
         "realtime_factor": round(simulated / wall, 1),
         "batch_evals_per_s": round(batch / bwall, 2),
+        "batch_cpu_s_per_eval": round(bcpu / batch, 5),
         "batch_size": batch,
+        "short_duration_s": short_s,
+        "short_evals_per_s": round(batch / swall, 2),
+        "short_cpu_s_per_eval": round(scpu / batch, 5),
         "batch_failed": int(np.count_nonzero(status)),
         "threads": min(threads, numba.config.NUMBA_NUM_THREADS),
         "compile_s": round(compile_s, 3),

@@ -1,0 +1,280 @@
+"""Probe-cone kernel, part 3: the initial state and the discrete updates between steps
+(hysteresis states, latch and sensor resistance, latch triggering, capture, the gap test
+that selects the step). Layouts in :mod:`models._kernels.probe_cone_layout`."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from models._kernels import NJIT
+from models._kernels import contact as ck
+from models._kernels import hysteresis as hk
+from models._kernels.probe_cone_layout import (_cr, _housing_rot, _m3, _matmul, _mtv, _mv,
+                                               _plunger)
+from models._kernels.probe_cone_stage import _frames, _probe_coords
+from models._kernels.rigid_body import dcm_to_quat, quat_to_dcm
+from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
+
+
+# --------------------------------------------------------------------------------------------
+# initial state
+@njit(**NJIT)
+def _rot3(axis, a, R):
+    """Frame rotation about axis 0/1/2 by ``a`` [rad] (maps old to new components)."""
+    c = math.cos(a)
+    s = math.sin(a)
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = 0.0
+    if axis == 0:
+        R[0, 0] = 1.0
+        R[1, 1] = c
+        R[1, 2] = s
+        R[2, 1] = -s
+        R[2, 2] = c
+    elif axis == 1:
+        R[0, 0] = c
+        R[0, 2] = -s
+        R[1, 1] = 1.0
+        R[2, 0] = s
+        R[2, 2] = c
+    else:
+        R[0, 0] = c
+        R[0, 1] = s
+        R[1, 0] = -s
+        R[1, 1] = c
+        R[2, 2] = 1.0
+
+
+@njit(**NJIT)
+def initial_state(P, y):
+    """Fill the state ``y`` (NY) from the 12 initial conditions ``P[P_IC:]``.
+
+    The passive vehicle starts at the inertial origin, axes aligned, at rest except for its
+    body rates ``P[P_W2:]``. The active unit frame is placed at ``rel_pos`` (PU axes) with the
+    attitude ``A_PAU = R_x(roll) R_y(pitch) R_z(yaw)``; ``rel_vel`` is the inertial velocity of
+    the AU origin minus that of the PU origin, in PU axes; ``rel_rate`` the angular velocity of
+    AU minus that of PU, in PU axes. The probe is extended (stroke 0, gimbal angles 0) and
+    moves with the active vehicle; all energy accumulators are zero.
+    """
+    ic = P[P_IC:P_IC + 12]
+    for k in range(NY):
+        y[k] = 0.0
+    y[Y_Q2] = 1.0
+    A2 = np.eye(3)
+    G1 = np.empty((3, 3))
+    G2 = np.empty((3, 3))
+    _m3(P, P_G1, G1)
+    _m3(P, P_G2, G2)
+    APU = G2.copy()
+    for k in range(3):
+        y[Y_W2 + k] = P[P_W2 + k]
+    w2Ix, w2Iy, w2Iz = _mtv(A2, P[P_W2], P[P_W2 + 1], P[P_W2 + 2])
+    l2x, l2y, l2z = _mtv(A2, P[P_L2], P[P_L2 + 1], P[P_L2 + 2])
+    rPU = np.array([l2x, l2y, l2z])
+    cx, cy, cz = _cr(w2Ix, w2Iy, w2Iz, l2x, l2y, l2z)
+    vPU = np.array([cx, cy, cz])
+    Rx = np.empty((3, 3))
+    Ry = np.empty((3, 3))
+    Rz = np.empty((3, 3))
+    _rot3(0, ic[6], Rx)
+    _rot3(1, ic[7], Ry)
+    _rot3(2, ic[8], Rz)
+    T = np.empty((3, 3))
+    APAU = np.empty((3, 3))
+    _matmul(Ry, Rz, T)
+    _matmul(Rx, T, APAU)
+    AAU = np.empty((3, 3))
+    _matmul(APAU, APU, AAU)
+    A1 = np.empty((3, 3))
+    G1T = G1.T.copy()
+    _matmul(G1T, AAU, A1)
+    q = np.empty(4)
+    dcm_to_quat(A1, q)
+    for k in range(4):
+        y[Y_Q1 + k] = q[k]
+    # re-derive A1 from the quaternion so that the state is self-consistent
+    quat_to_dcm(y, Y_Q1, A1)
+    dx, dy_, dz = _mtv(APU, ic[0], ic[1], ic[2])
+    rAU = rPU + np.array([dx, dy_, dz])
+    l1x, l1y, l1z = _mtv(A1, P[P_L1], P[P_L1 + 1], P[P_L1 + 2])
+    wx, wy, wz = _mtv(APU, ic[9], ic[10], ic[11])
+    w1Ix = w2Ix + wx
+    w1Iy = w2Iy + wy
+    w1Iz = w2Iz + wz
+    b1, b2, b3 = _mv(A1, w1Ix, w1Iy, w1Iz)
+    y[Y_W1] = b1
+    y[Y_W1 + 1] = b2
+    y[Y_W1 + 2] = b3
+    vx, vy, vz = _mtv(APU, ic[3], ic[4], ic[5])
+    vAU = vPU + np.array([vx, vy, vz])
+    cx, cy, cz = _cr(w1Ix, w1Iy, w1Iz, l1x, l1y, l1z)
+    y[Y_R1] = rAU[0] - l1x
+    y[Y_R1 + 1] = rAU[1] - l1y
+    y[Y_R1 + 2] = rAU[2] - l1z
+    y[Y_V1] = vAU[0] - cx
+    y[Y_V1 + 1] = vAU[1] - cy
+    y[Y_V1 + 2] = vAU[2] - cz
+    # quaternion-consistent AU attitude
+    _matmul(G1, A1, AAU)
+    hx, hy, hz = _mtv(AAU, P[P_L0], 0.0, 0.0)
+    y[Y_RH] = rAU[0] + hx
+    y[Y_RH + 1] = rAU[1] + hy
+    y[Y_RH + 2] = rAU[2] + hz
+    cx, cy, cz = _cr(w1Ix, w1Iy, w1Iz, hx, hy, hz)
+    y[Y_VH] = vAU[0] + cx
+    y[Y_VH + 1] = vAU[1] + cy
+    y[Y_VH + 2] = vAU[2] + cz
+    # torsion at rest relative to the housing: spin = w1 . X_AU
+    w1Ax, w1Ay, w1Az = _mv(AAU, w1Ix, w1Iy, w1Iz)
+    y[Y_SPIN] = w1Ax
+    y[Y_PHI] = 0.0
+    y[Y_TC] = 1.0
+    y[Y_TS] = 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# between steps
+@njit(**NJIT)
+def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
+    """Whether latch ``i``'s reverse segment (inner end -> tip ``t``) crosses its slot plane
+    inside the narrow part of the window (``0 <= d1 <= d_LX1``, ``|t| <= d_LL1``)."""
+    rin = P[P_LATCH_RIN]
+    ix, iy, iz = _housing_rot(ux, uy, uz, P[P_LATCH_X], rin * ey, rin * ez)
+    iIx, iIy, iIz = _mtv(AAU, ix, iy, iz)
+    qx, qy, qz = _mv(APU, iIx, iIy, iIz)
+    qx += hx
+    qy += hy
+    qz += hz
+    en_x = sl[ck.SL_EN]
+    en_y = sl[ck.SL_EN + 1]
+    en_z = sl[ck.SL_EN + 2]
+    den = (tx - qx) * en_x + (ty - qy) * en_y + (tz - qz) * en_z
+    num = (sl[ck.SL_VX] - qx) * en_x + (sl[ck.SL_VX + 1] - qy) * en_y + (
+        sl[ck.SL_VX + 2] - qz) * en_z
+    if den > 0.0 and num >= 0.0 and num <= den:
+        tc = num / den
+        vx = qx + tc * (tx - qx) - sl[ck.SL_VX]
+        vy = qy + tc * (ty - qy) - sl[ck.SL_VX + 1]
+        vz = qz + tc * (tz - qz) - sl[ck.SL_VX + 2]
+        d1 = vx * sl[ck.SL_EX] + vy * sl[ck.SL_EX + 1] + vz * sl[ck.SL_EX + 2]
+        tt = vx * sl[ck.SL_ET] + vy * sl[ck.SL_ET + 1] + vz * sl[ck.SL_ET + 2]
+        if d1 >= 0.0 and d1 <= sl[ck.SL_DLX1] and abs(tt) <= sl[ck.SL_DLL1]:
+            return True
+    return False
+
+
+@njit(**NJIT)
+def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
+    """Discrete updates after an accepted step: hysteresis states, latch resistance and
+    triggering, capture. Returns (status, near_contact)."""
+    A1 = M[0]
+    A2 = M[1]
+    AAU = M[2]
+    APU = M[3]
+    G1 = M[4]
+    G2 = M[5]
+    fr = sc[0:24]
+    _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
+    px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
+    ell = math.sqrt(px * px + py * py + pz * pz)
+    il = 1.0 / ell
+    ux = px * il
+    uy = py * il
+    uz = pz * il
+    s = P[P_L0] - ell
+    sd = -(ux * pdx + uy * pdy + uz * pdz)
+    rx = 1.0 / px
+    psi = py * rx
+    th = -pz * rx
+    psid = -psi * rx * pdx + rx * pdy
+    thd = -th * rx * pdx - rx * pdz
+    w1Ax, w1Ay, w1Az = _mv(AAU, fr[6], fr[7], fr[8])
+    phid = y[Y_SPIN] - (w1Ax * ux + w1Ay * uy + w1Az * uz)
+    qs = (s, psi, th, y[Y_PHI])
+    qds = (sd, psid, thd, phid)
+    for e in range(N_ELEM):
+        stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate, e * hk.F_SIZE,
+                             qs[e], qds[e], t)
+        if stt == hk.ST_ILLEGAL:
+            # Workaround (requested from the hysteresis module as a lenient mode): the rate
+            # changed sign inside the step (e.g. state 0 left upwards and reversed, 10 -> 2 ->
+            # 3, 3 -> 2 -> 3). Replay it as two legal rows: first with the opposite rate sign,
+            # then with the end rate. A second failure stops the run as the paper does.
+            stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate,
+                                 e * hk.F_SIZE, qs[e], -qds[e], t)
+            if stt == hk.ST_OK:
+                stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate,
+                                     e * hk.F_SIZE, qs[e], qds[e], t)
+        if stt != hk.ST_OK:
+            info[0] = t
+            info[1] = e
+            info[2] = stt
+            return ST_HYSTERESIS, True
+    # head centre in PU
+    hx, hy, hz = _mv(APU, y[Y_RH] - fr[9], y[Y_RH + 1] - fr[10], y[Y_RH + 2] - fr[11])
+    near = False
+    # gap test: the head sphere inflated by the margin
+    st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
+        hx, hy, hz, P[P_RH] + P[P_GAP], mer, 1e300, 0)
+    if st != ck.NONE:
+        near = True
+    ntrig = 0
+    for i in range(N_LATCH):
+        ntrig += latch[i]
+    for i in range(N_PL):
+        if i < N_LATCH and latch[i] != 0:
+            continue
+        xl, rl, f0, kl, travel, ey0, ez0 = _plunger(P, i)
+        ey = y[Y_TC] * ey0 - y[Y_TS] * ez0   # twisted by phi about X_H
+        ez = y[Y_TS] * ey0 + y[Y_TC] * ez0
+        if i >= N_LATCH and (ntrig == N_LATCH or (f0 <= 0.0 and kl <= 0.0)):
+            LF[i, LF_DELTA] = 0.0   # after capture the sensors only rub (see _rhs)
+            continue
+        # tip and radial direction, housing -> AU -> inertial -> PU
+        ax, ay, az = _housing_rot(ux, uy, uz, xl, rl * ey, rl * ez)
+        aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
+        tx, ty, tz = _mv(APU, aIx, aIy, aIz)
+        tx += hx
+        ty += hy
+        tz += hz
+        bx, by, bz = _housing_rot(ux, uy, uz, 0.0, ey, ez)
+        bIx, bIy, bIz = _mtv(AAU, bx, by, bz)
+        erx, ery, erz = _mv(APU, bIx, bIy, bIz)
+        if i < N_LATCH:
+            # trigger (digest 8.4 step 6): the reverse segment (inner end -> tip) crosses the
+            # slot plane inside the narrow part of the window, so that the locking contact
+            # starts without penetration
+            if _trigger(P, i, slots[i], ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
+                latch[i] = 1
+                LF[i, LF_DELTA] = 0.0
+                ev[EV_LATCH + i] = t
+                ntrig += 1
+                continue
+        st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
+            tx, ty, tz, 0.0, mer, 1e300, 0)
+        if st == ck.CONTACT or st == ck.PENETRATION_EXCEEDED:
+            near = True
+            cosr = nx * erx + ny * ery + nz * erz
+            if cosr < 0.2:
+                cosr = 0.2  # a normal nearly across the latch travel: the latch jams
+            delta = dn / cosr
+            if delta > travel:
+                delta = travel
+            fmag = (f0 + kl * delta) / cosr
+            LF[i, LF_F] = fmag * nx
+            LF[i, LF_F + 1] = fmag * ny
+            LF[i, LF_F + 2] = fmag * nz
+            LF[i, LF_P] = tx
+            LF[i, LF_P + 1] = ty
+            LF[i, LF_P + 2] = tz
+            LF[i, LF_DELTA] = delta
+        else:
+            LF[i, LF_DELTA] = 0.0
+    if ntrig > 0:
+        near = True
+    if ntrig == N_LATCH and math.isnan(ev[EV_CAPTURE]):
+        ev[EV_CAPTURE] = t
+    return ST_OK, near

@@ -1,0 +1,320 @@
+"""Probe-cone kernel, part 1: packed layouts (``P_*``, ``Y_*``, ``O_*``, ``EV_*``, ``ST_*``,
+work and scratch indices) and the small allocation-free helpers shared by the stage
+derivative, the between-step updates and the output. The model is described in
+:mod:`models._kernels.probe_cone`."""
+from __future__ import annotations
+
+from numba import njit
+
+from models._kernels import NJIT
+from models._kernels import hysteresis as hk
+
+# --------------------------------------------------------------------------------------------
+# packed parameters P
+P_M1 = 0      # active mass [kg]
+P_J1 = 1      # active inertia, body axes, row-major (9) [kg m^2]
+P_JI1 = 10    # its inverse (9)
+P_L1 = 19     # AU origin from the active CoM, body axes (3) [m]
+P_G1 = 22     # body -> AU DCM (9)
+P_M2 = 31     # passive: same fields
+P_J2 = 32
+P_JI2 = 41
+P_L2 = 50
+P_G2 = 53
+P_MH = 62     # probe head mass [kg]
+P_L0 = 63     # joint -> head centre, probe extended [m]
+P_RH = 64     # head sphere radius [m]
+P_CAX = 65    # axial magnetic damper [N s/m]
+P_CD1 = 66    # lateral damper in the +45 deg plane [N m s/rad]
+P_CD2 = 67    # lateral damper in the -45 deg plane [N m s/rad]
+P_LAW = 68    # contact law (ck.LAW_SIZE = 5): k_S [N/m], c_D [N s/m], k_Fr [-], v_eps, model
+P_DNMAX = 73  # largest admissible penetration [m]
+P_LATCH_X = 74     # latch tip abscissa in the head frame [m]
+P_LATCH_R = 75     # latch tip radius, undeflected [m]
+P_LATCH_RIN = 76   # inner end of the reverse segment (radius) [m]
+P_LATCH_F0 = 77    # latch spring preload, at the tip [N]
+P_LATCH_K = 78     # latch spring stiffness, at the tip [N/m]
+P_LATCH_TRAVEL = 79  # largest tip retraction [m]
+P_THRUST = 80      # active thrust, body axes (3) [N]
+P_T_ON = 83        # thrust interval [s]
+P_T_OFF = 84
+P_H_SMALL = 85     # step near contact [s]
+P_H_LARGE = 86     # step elsewhere [s]
+P_GAP = 87         # gap margin for the small step [m]
+P_T_END = 88       # duration [s]
+P_DT_OUT = 89      # output interval [s]
+P_S_AX = 90        # axial absorber force scale [-]
+P_S_LAT = 91       # lateral absorber force scale [-]
+P_F_SLIP = 92      # brake slip force [N] (applied with apply_slip_force; <= 0: table value)
+P_W2 = 93          # passive initial body rates (3) [rad/s]
+P_IC = 96          # the 12 initial conditions (IC_NAMES order)
+P_IM1 = 108        # derived by run(): 1/m1, 1/m2, 1/m_H (never set by the caller)
+P_IM2 = 109
+P_IMH = 110
+P_SENS_X = 111     # head capture sensors (2, at +Z_H and -Z_H): tip abscissa [m]
+P_SENS_R = 112     # undeflected tip radius [m]
+P_SENS_F0 = 113    # spring preload at the tip [N]
+P_SENS_K = 114     # spring rate at the tip [N/m]
+P_SENS_TRAVEL = 115  # largest retraction [m]
+P_SENS_FR = 116    # total axial friction of the sensors on the socket wall after capture [N]
+P_JT = 117         # axial moment of inertia of the head and probe (torsion DOF) [kg m^2]
+P_CTOR = 118       # torsion damping (structural) [N m s/rad]
+P_IJT = 119        # derived by run(): 1/J_t
+NP = 120
+NSC = 64           # float scratch of one rhs evaluation
+
+IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
+            "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
+
+# --------------------------------------------------------------------------------------------
+# continuous state Y
+Y_R1 = 0
+Y_V1 = 3
+Y_Q1 = 6
+Y_W1 = 10
+Y_R2 = 13
+Y_V2 = 16
+Y_Q2 = 19
+Y_W2 = 23
+Y_RH = 26
+Y_VH = 29
+Y_W_AX = 32     # work done on the axial absorber element [J]
+Y_W_BRAKE = 33  # part of it done while the brake slips (state +-10)
+Y_W_LAT = 34    # work done on the lateral elements
+Y_E_DAMP = 35   # dissipated by the viscous dampers
+Y_E_CONT = 36   # dissipated by contacts (damping, friction, tensile clamp)
+Y_W_CK = 37     # elastic contact work, integral of k dn d(dn)
+Y_W_LATCH = 38  # work done on the latch and sensor springs (zero-inertia items)
+Y_W_THRUST = 39  # work done by the thrust
+Y_SPIN = 40     # head spin rate about the probe axis (absolute) [rad/s]
+Y_PHI = 41      # probe torsion angle (head relative to the housing) [rad]
+Y_TC = 42       # cos and sin of the torsion angle, integrated (no trig on the common path)
+Y_TS = 43
+Y_W_TOR = 44    # work done on the torsion element
+NY = 45
+
+# --------------------------------------------------------------------------------------------
+# hysteresis elements (index into toff)
+E_AX = 0
+E_PSI = 1
+E_THETA = 2
+E_TOR = 3
+N_ELEM = 4
+
+N_LATCH = 4
+N_SENS = 2
+N_PL = N_LATCH + N_SENS   # zero-inertia spring items: latches 0..3, capture sensors 4, 5
+
+# events
+EV_FIRST = 0
+EV_BOTTOM = 1
+EV_LATCH = 2   # 2..5
+EV_CAPTURE = 6
+EV_SEPARATION = 7
+N_EV = 8
+
+# status
+ST_OK = 0
+ST_PENETRATION = 1
+ST_GEOMETRY = 2
+ST_HYSTERESIS = 3
+ST_BAD_TABLE = 4
+
+# output channels
+O_T = 0
+O_STROKE = 1
+O_GPITCH = 2
+O_GYAW = 3
+O_CONTACT = 4
+O_BOTTOM = 5
+O_CAPTURE = 6
+O_LATCH = 7      # 7..10
+O_AR = 11        # active rates (3)
+O_PR = 14        # passive rates (3)
+O_REL = 17       # relative state (12), IC_NAMES order
+O_FIF = 29       # interface force on the passive unit, PU axes (3)
+O_MIF = 32       # interface moment about the PU origin, PU axes (3)
+O_EK = 35
+O_ES = 36
+O_EBRAKE = 37
+O_EDAMP = 38
+O_EHYST = 39
+O_ECONT = 40
+O_WTHRUST = 41   # work done by thrust (ledger input)
+O_PLIN = 42      # total linear momentum, inertial (3)
+O_PANG = 45      # total angular momentum about the inertial origin, inertial (3)
+NCH = 48
+
+# work array (per simulation scratch, float64[NWK])
+WK_FIF = 0      # interface force (3) and moment (3) of the last rhs evaluation
+WK_MIF = 3
+WK_ESC = 6      # sum of 1/2 k dn^2 over current contacts
+WK_CONTACT = 7  # any contact (1.0 / 0.0)
+WK_BOTTOM = 8   # head on the socket bottom
+WK_STATUS = 9
+NWK = 10
+
+# latch / sensor scratch LF (float64[N_PL, NLF]): held force on the passive unit and its point (PU)
+LF_F = 0
+LF_P = 3
+LF_DELTA = 6
+NLF = 7
+
+_SQRT1_2 = 0.7071067811865476
+
+
+def channel_names() -> tuple:
+    """Names of the output channels in column order (``O_*``)."""
+    names = ["t", "stroke", "gimbal_pitch", "gimbal_yaw", "contact", "bottom_contact",
+             "capture", "latch_1", "latch_2", "latch_3", "latch_4",
+             "active_rate_x", "active_rate_y", "active_rate_z",
+             "passive_rate_x", "passive_rate_y", "passive_rate_z", *IC_NAMES,
+             "interface_force_x", "interface_force_y", "interface_force_z",
+             "interface_moment_x", "interface_moment_y", "interface_moment_z",
+             "energy_kinetic", "energy_stored", "energy_dissipated_brake",
+             "energy_dissipated_dampers", "energy_dissipated_hysteresis",
+             "energy_dissipated_contact", "thrust_work",
+             "momentum_x", "momentum_y", "momentum_z",
+             "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"]
+    assert len(names) == NCH
+    return tuple(names)
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers
+@njit(**NJIT)
+def _m3(P, o, M):
+    for i in range(3):
+        for j in range(3):
+            M[i, j] = P[o + 3 * i + j]
+
+
+@njit(**NJIT)
+def _mv(A, x, y, z):
+    return (A[0, 0] * x + A[0, 1] * y + A[0, 2] * z,
+            A[1, 0] * x + A[1, 1] * y + A[1, 2] * z,
+            A[2, 0] * x + A[2, 1] * y + A[2, 2] * z)
+
+
+@njit(**NJIT)
+def _mtv(A, x, y, z):
+    return (A[0, 0] * x + A[1, 0] * y + A[2, 0] * z,
+            A[0, 1] * x + A[1, 1] * y + A[2, 1] * z,
+            A[0, 2] * x + A[1, 2] * y + A[2, 2] * z)
+
+
+@njit(**NJIT)
+def _cr(ax, ay, az, bx, by, bz):
+    return (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
+
+
+@njit(**NJIT)
+def _matmul(A, B, C):
+    for i in range(3):
+        for j in range(3):
+            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit(**NJIT)
+def _housing_rot(ux, uy, uz, vx, vy, vz):
+    """Rotate ``v`` (housing axes) into AU axes by the minimal rotation taking ``X`` onto the
+    unit vector ``u`` (no twist about the probe axis): ``v + k x v + k x (k x v)/(1 + c)`` with
+    ``k = X x u``, ``c = u_x``."""
+    kx = 0.0
+    ky = -uz
+    kz = uy
+    c1 = 1.0 / (1.0 + ux)
+    ax, ay, az = _cr(kx, ky, kz, vx, vy, vz)
+    bx, by, bz = _cr(kx, ky, kz, ax, ay, az)
+    return vx + ax + bx * c1, vy + ay + by * c1, vz + az + bz * c1
+
+
+@njit(**NJIT)
+def _latch_dirs(i):
+    if i == 0:
+        return 1.0, 0.0
+    if i == 1:
+        return 0.0, 1.0
+    if i == 2:
+        return -1.0, 0.0
+    return 0.0, -1.0
+
+
+@njit(**NJIT)
+def _plunger(P, i):
+    """(tip abscissa, tip radius, preload, rate, travel, e_y, e_z) of zero-inertia spring item
+    ``i`` (latches 0..3, capture sensors 4 at +Z_H and 5 at -Z_H, in the plane X_H Z_H)."""
+    if i < N_LATCH:
+        ey, ez = _latch_dirs(i)
+        return (P[P_LATCH_X], P[P_LATCH_R], P[P_LATCH_F0], P[P_LATCH_K], P[P_LATCH_TRAVEL],
+                ey, ez)
+    ez = 1.0 if i == N_LATCH else -1.0
+    return (P[P_SENS_X], P[P_SENS_R], P[P_SENS_F0], P[P_SENS_K], P[P_SENS_TRAVEL], 0.0, ez)
+
+
+@njit(**NJIT)
+def _branch_potential(table, b, n, x):
+    """Integral from 0 to ``x`` (side frame, x >= 0) of the branch whose ``q`` array starts at
+    ``table[b]`` (hysteresis kernel layout)."""
+    if x <= table[b]:
+        return 0.0
+    e = 0.0
+    for j in range(n):
+        lo = table[b + j]
+        if x <= lo:
+            break
+        hi = x
+        if j + 1 < n and table[b + j + 1] < x:
+            hi = table[b + j + 1]
+        Q0 = table[b + n + j]
+        k = table[b + 2 * n + j]
+        d = hi - lo
+        e += Q0 * d + 0.5 * k * d * d
+    return e
+
+
+@njit(**NJIT)
+def _elem_stored(table, t0, istate, i0, fstate, f0, q):
+    """Energy an element would return when unloaded along its backward (unloading) branch from
+    ``q`` [J]; for a brake, deformation beyond the slip point stores nothing."""
+    n_p = int(table[t0 + hk.H_NP])
+    x = q - fstate[f0 + hk.S_SHIFT]
+    s = istate[i0 + hk.I_STATE]
+    if s > 0 or (s == 0 and x >= 0.0):
+        xs = x
+        base = t0 + hk.H_SIZE
+        n = n_p
+    else:
+        xs = -x
+        base = t0 + hk.H_SIZE + 6 * n_p
+        n = int(table[t0 + hk.H_NN])
+    if table[t0 + hk.H_KIND] == hk.KIND_BRAKE and xs > table[base + n - 1]:
+        xs = table[base + n - 1]
+    return _branch_potential(table, base + 3 * n, n, xs)
+
+
+@njit(**NJIT)
+def apply_slip_force(table, t0, f_slip):
+    """Set the slip level of a brake element (positive side) to ``f_slip`` (table units),
+    keeping the stiff last working segments (slope ``k`` of node ``n-2``, assumption 5): moves
+    the common node ``q[n-1]`` and the backward node ``q_B[n-2]``. Returns 0, or 1 when the
+    requested level is not above the nodes it must clear (the table is left unchanged)."""
+    n = int(table[t0 + hk.H_NP])
+    b = t0 + hk.H_SIZE
+    bb = b + 3 * n
+    kf = table[b + 2 * n + n - 2]
+    kb = table[bb + 2 * n + n - 2]
+    if kf <= 0.0 or kb <= 0.0 or n < 4:
+        return 1
+    qn = table[b + n - 2] + (f_slip - table[b + n + n - 2]) / kf
+    qb = qn - (f_slip - table[bb + n + n - 2]) / kb
+    if qn <= table[b + n - 2] or qb <= table[bb + n - 3] or qb >= qn:
+        return 1
+    table[b + n - 1] = qn
+    table[b + n + n - 1] = f_slip
+    table[bb + n - 1] = qn
+    table[bb + n + n - 1] = f_slip
+    table[bb + n - 2] = qb
+    table[bb + 2 * n + n - 3] = (table[bb + n + n - 2] - table[bb + n + n - 3]) / (
+        qb - table[bb + n - 3])
+    return 0
