@@ -1,3 +1,5 @@
 """Report builders, one module per result kind; importing this package registers them all
 with :func:`reports.build.register_builder`."""
+from reports.builders import resonance  # noqa: F401
+
 __all__: list[str] = []
