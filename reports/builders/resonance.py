@@ -108,7 +108,8 @@ def build_resonance_report(data: dict, path: Path) -> Report:
     marks = jump_positions(b, jumps)
     plot_amplitude_sequence(b, theta, omega2, jumps=marks, axes=list(axes[:, 0]))
     seq_fig = figure_png(fig, "Amplitude sequence: first-harmonic amplitude b, phase θ and "
-                         "ω² per analysis window (ascending b); dashed: amplitude jumps.",
+                         "ω² per analysis window (ascending b)"
+                         + ("; dashed: amplitude jumps." if jumps else "."),
                          name="amplitude_sequence")
 
     fig, axes = new_figure(1, 2, height_in=3.0)
