@@ -1,5 +1,5 @@
 """Report builders, one module per result kind; importing this package registers them all
 with :func:`reports.build.register_builder`."""
-from reports.builders import hysteresis, reconstruction, rig  # noqa: F401
+from reports.builders import hysteresis, reconstruction, resonance, rig  # noqa: F401
 
 __all__: list[str] = []

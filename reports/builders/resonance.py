@@ -1,0 +1,172 @@
+"""Report of a resonance-test identification (the OUT.json of ``dockrecon identify resonance``).
+
+Reads the result only. For a synthetic record shipped with dockrecon (a ``<record>.truth.json``
+beside the record named in ``settings.record``) the true curves are drawn too.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from models.errors import InputError
+from reports.build import register_builder
+from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
+
+__all__ = ["build_resonance_report", "jump_positions"]
+
+
+def _array(data: dict, group: str, key: str, path: Path) -> np.ndarray:
+    try:
+        return np.asarray(data[group][key], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"missing or non-numeric key '{group}.{key}' ({exc})",
+                         source=str(path)) from None
+
+
+def jump_positions(b: np.ndarray, jumps: list[dict]) -> list[float]:
+    """Window-index positions (half-integers) between the last amplitude <= ``b_before`` and
+    the next one, for each jump of the (ascending) amplitude sequence ``b`` [m]."""
+    return [float(np.searchsorted(b, j["b_before"], side="right")) - 0.5 for j in jumps]
+
+
+def _truth(settings: dict, path: Path):
+    """True (phi, H) callables when the record is a shipped synthetic one, else None."""
+    record = settings.get("record")
+    if not record:
+        return None
+    rec = Path(record)
+    candidates = [rec, path.parent / rec, Path.cwd() / rec]
+    try:  # records named relative to the repository root (shipped samples)
+        import telemetry_samples
+
+        candidates.append(Path(telemetry_samples.__file__).parent.parent / rec)
+    except ImportError:
+        pass
+    for cand in candidates:
+        truth = cand.with_suffix(".truth.json")
+        if truth.exists():
+            try:
+                from telemetry_samples.resonance import generate as G
+
+                p = json.loads(truth.read_text())["parameters"]
+                return G.restoring_truth(p), G.damping_truth(p)
+            except (ImportError, KeyError, ValueError):
+                return None
+    return None
+
+
+def _fmt(v, spec: str = ".4g") -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return format(v, spec)
+    return str(v)
+
+
+def build_resonance_report(data: dict, path: Path) -> Report:
+    """Summary (method, frequency, mass, amplitude range, jumps), the amplitude sequence, the
+    identified restoring and damping forces (with the truth when known), settings, versions."""
+    from reports.figures import new_figure
+    from reports.figures_resonance import (plot_amplitude_sequence, plot_damping,
+                                           plot_restoring_force)
+
+    path = Path(path)
+    settings = data.get("settings", {}) or {}
+    x = _array(data, "restoring_force", "x", path)
+    f = _array(data, "restoring_force", "f", path)
+    v = _array(data, "damping", "v", path)
+    H = _array(data, "damping", "H", path)
+    b = _array(data, "amplitude_sequence", "b", path)
+    theta = _array(data, "amplitude_sequence", "theta", path)
+    omega2 = _array(data, "amplitude_sequence", "omega2", path)
+    jumps = list(data.get("jumps", []) or [])
+    nu = settings.get("frequency_rad_s")
+
+    items = [
+        ("record", str(settings.get("record", "—"))),
+        ("method", f"{settings.get('method', '—')}"
+                   f"{' + refinement' if settings.get('refine') else ''}"),
+        ("excitation frequency ν", f"{_fmt(nu)} rad/s ({settings.get('frequency_source', '—')})"
+         if nu is not None else "—"),
+        ("reduced mass μ", f"{_fmt(settings.get('mass_kg'))} kg"),
+        ("windows", str(len(b))),
+        ("amplitude range b", f"{b.min() * 1e3:.4g} – {b.max() * 1e3:.4g} mm"),
+        ("amplitude jumps", str(len(jumps))),
+    ]
+    ref = settings.get("refinement")
+    if ref:
+        items.append(("refinement: rms residual",
+                      f"{ref['rms_before_m'] * 1e6:.3g} → {ref['rms_after_m'] * 1e6:.3g} µm "
+                      f"({ref['simulations']} simulations)"))
+    summary = Summary(items=tuple(items), title="Result")
+
+    truth = _truth(settings, path)
+    blocks_id = []
+    fig, axes = new_figure(3, 1, height_in=5.2, sharex=True)
+    marks = jump_positions(b, jumps)
+    plot_amplitude_sequence(b, theta, omega2, jumps=marks, axes=list(axes[:, 0]))
+    seq_fig = figure_png(fig, "Amplitude sequence: first-harmonic amplitude b, phase θ and "
+                         "ω² per analysis window (ascending b)"
+                         + ("; dashed: amplitude jumps." if jumps else "."),
+                         name="amplitude_sequence")
+
+    fig, axes = new_figure(1, 2, height_in=3.0)
+    plot_restoring_force(x, f, truth=(x, truth[0](x)) if truth else None,
+                         b_range=(float(b.min()), float(b.max())),
+                         gaps=[(j["b_before"], j["b_after"]) for j in jumps], ax=axes[0, 0])
+    plot_damping(v, H, truth=(v, truth[1](v)) if truth else None, ax=axes[0, 1])
+    cap = ("Identified restoring force φ(x) and damping force H(v)"
+           + (" against the true curves of the synthetic record" if truth else "") + ".")
+    if jumps:
+        cap += (" Jumps: no data between " + "; ".join(
+            f"{j['b_before'] * 1e3:.3g} and {j['b_after'] * 1e3:.3g} mm" for j in jumps)
+            + " (interpolated there).")
+    forces_fig = figure_png(fig, cap, name="forces")
+    blocks_id.append(forces_fig)
+    if truth:
+        m = np.abs(truth[0](x)) > 0.1 * np.abs(truth[0](x)).max()
+        mh = np.abs(truth[1](v)) > 0.1 * np.abs(truth[1](v)).max()
+        ef = np.max(np.abs(f[m] - truth[0](x[m])) / np.abs(truth[0](x[m])))
+        eh = np.max(np.abs(H[mh] - truth[1](v[mh])) / np.abs(truth[1](v[mh])))
+        blocks_id.append(Paragraph(
+            f"Largest relative error against the truth where it exceeds 10 % of its maximum "
+            f"(kinks included): restoring force {100 * ef:.2f} %, damping {100 * eh:.2f} %.",
+            kind="note"))
+
+    jump_rows = tuple((f"{j['t_before']:.4g}", f"{j['t_after']:.4g}",
+                       f"{j['b_before'] * 1e3:.4g}", f"{j['b_after'] * 1e3:.4g}",
+                       f"{j.get('windows_dropped', '—')}") for j in jumps)
+    seq_blocks: list = [seq_fig]
+    if jump_rows:
+        seq_blocks.append(Table(columns=("t before [s]", "t after [s]", "b before [mm]",
+                                         "b after [mm]", "windows dropped"),
+                                rows=jump_rows, caption="Amplitude jumps",
+                                flags=tuple(True for _ in jump_rows)))
+        seq_blocks.append(Paragraph("The amplitude jumped: the forces between the two "
+                                    "amplitudes were not measured.", kind="warning"))
+
+    flat = []
+    for k, val in settings.items():
+        if isinstance(val, dict):
+            flat += [(f"{k}.{k2}", _fmt(v2)) for k2, v2 in val.items()]
+        else:
+            flat.append((k, _fmt(val)))
+    vers = tuple((k, str(val)) for k, val in (data.get("versions", {}) or {}).items())
+    sections = (
+        Section("Summary", (summary,)),
+        Section("Amplitude sequence", tuple(seq_blocks)),
+        Section("Identified forces", tuple(blocks_id)),
+        Section("Settings and versions", (
+            Table(columns=("setting", "value"), rows=tuple(flat), caption="Settings"),
+            Table(columns=("package", "version"), rows=vers, caption="Versions"))),
+    )
+    return Report(title="Resonance-test identification",
+                  subtitle=f"{Path(str(settings.get('record', path))).name} — one mode, "
+                           "Abel inversion of the amplitude sequence",
+                  date=report_date(), sections=sections)
+
+
+register_builder("resonance", build_resonance_report,
+                 signature=("restoring_force", "amplitude_sequence"))
