@@ -576,6 +576,7 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
                     j.b_before, j.b_after, j.t_before)
     write_json(out, output)
     click.echo(f"{len(seq.b)} amplitudes, {len(seq.jumps)} jump(s); wrote {output}", err=True)
+    _end_with_report(output)
 
 
 def main() -> None:
