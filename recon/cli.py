@@ -442,10 +442,15 @@ def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bo
 @click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")
 @click.option("--resume", is_flag=True, help="Continue the chains of an interrupted run in DIR.")
 @click.option("--no-mcmc", is_flag=True, help="Optimizer and Laplace intervals only.")
+@click.option("--starts", type=click.IntRange(min=0), default=None,
+              help="Latin-hypercube starts besides the first guess (overrides [optimizer]).")
+@click.option("--max-nfev", type=click.IntRange(min=1), default=None,
+              help="Residual evaluations per start (overrides [optimizer]).")
 @click.pass_context
 def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: str,
                     config: str | None, seed: int, walkers: int | None, steps: int | None,
-                    resume: bool, no_mcmc: bool) -> None:
+                    resume: bool, no_mcmc: bool, starts: int | None,
+                    max_nfev: int | None) -> None:
     """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY."""
     from recon.docking import reconstruct_flight
 
@@ -465,7 +470,7 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
 
     res = reconstruct_flight(telemetry, scenario, output, config=config, seed=seed,
                              walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
-                             progress=progress)
+                             starts=starts, max_nfev=max_nfev, progress=progress)
     for bar in bars.values():
         if bar.pos < bar.length:
             bar.__exit__(None, None, None)

@@ -104,8 +104,8 @@ def multistart(problem: ReconstructionProblem, n_starts: int = 8, *, seed: int |
     n_starts
         Number of Latin-hypercube starts (seeded by ``seed``).
     first_guess
-        An extra start [SI], or a callable ``first_guess(problem) -> x``; clipped into the
-        bounds.
+        Extra start(s) [SI]: one vector, a ``(k, ndim)`` array of starts, or a callable
+        ``first_guess(problem)`` returning either; clipped into the bounds.
     max_nfev
         Limit of residual evaluations per start (default: scipy's).
     diff_step
@@ -123,7 +123,8 @@ def multistart(problem: ReconstructionProblem, n_starts: int = 8, *, seed: int |
     x0s: list[tuple[np.ndarray, str]] = []
     if first_guess is not None:
         g = first_guess(problem) if callable(first_guess) else first_guess
-        x0s.append((np.clip(np.asarray(g, float), sp.lower, sp.upper), "first_guess"))
+        for row in np.atleast_2d(np.asarray(g, float)):
+            x0s.append((np.clip(row, sp.lower, sp.upper), "first_guess"))
     if n_starts > 0:
         x0s += [(x, "lhs") for x in sp.latin_hypercube(n_starts, rng)]
     scale = sp.prior_scale()

@@ -40,6 +40,10 @@ class ReconstructSettings:
     sampler: SamplerSettings = SamplerSettings()
     draws: int = 200          # posterior draws for loads, energy and the predictive band
     width_ratio: float = 0.8  # identifiability flag threshold
+    # finite-difference step of the Laplace Jacobian, fraction of each prior's spread; models
+    # with event-driven contact need a secant wider than their switching jitter (see
+    # recon.docking.RunConfig)
+    jac_step: float = 1e-4
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -87,8 +91,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                      first_guess=first_guess, max_nfev=settings.max_nfev,
                      progress=(lambda d, t: progress("optimize", d, t)) if progress else None)
     x_opt = opt.x
-    jac_data = jacobian(problem, x_opt)
-    jac_all = jacobian(problem, x_opt, with_prior=True)
+    jac_data = jacobian(problem, x_opt, diff_step=settings.jac_step)
+    jac_all = jacobian(problem, x_opt, diff_step=settings.jac_step, with_prior=True)
     rng = np.random.default_rng(ss[2])
     lap, se = laplace_samples(sp, x_opt, jac_all, 4000, rng)
     diagnostics: dict[str, Any] = {
