@@ -422,6 +422,25 @@ def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
                     istate[i0 + I_STATUS] = ST_OK
                     k3 = table[t0 + H_K3P] if s > 0 else table[t0 + H_K3N]
                     return sign * (fstate[f0 + S_Y3B] + k3 * (xs - fstate[f0 + S_X3B])), ST_OK
+            if ss == 10 and v > 0.0:
+                qn = table[base + n - 1]
+                if xs >= qn - table[t0 + H_TOL]:
+                    # row 10 -> 10: beyond the working range, extend the slip extreme
+                    if xs > fstate[f0 + S_QEXT]:
+                        fstate[f0 + S_QEXT] = xs
+                    istate[i0 + I_STATUS] = ST_OK
+                    return sign * (table[base + n + n - 1]
+                                   + table[base + 3 * n - 1] * (xs - qn)), ST_OK
+    elif s == 0:
+        # "any -> 0" row: inside the state-0 band the state stays 0 whatever qdot
+        x = q - fstate[f0 + S_SHIFT]
+        n_p = int(table[t0 + H_NP])
+        nb = t0 + H_SIZE + 6 * n_p
+        if x > -table[nb + 1] and x < table[t0 + H_SIZE + 1]:
+            istate[i0 + I_STATUS] = ST_OK
+            if x >= 0.0:
+                return 1.0 * _branch(table, t0 + H_SIZE, n_p, x), ST_OK
+            return -1.0 * _branch(table, nb, int(table[t0 + H_NN]), -x), ST_OK
     status = hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t)
     return hyst_force(table, t0, istate, i0, fstate, f0, q), status
 
