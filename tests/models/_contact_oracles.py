@@ -60,11 +60,30 @@ def line_circle_distance(p1, lvec, center, axis, radius, n=20_000):
 
 def segment_segment_distance(oa, la, op, lp, n=4001):
     """Minimum distance between two segments: sample segment A densely, project each sample
-    exactly (clamped) onto segment P. Returns (distance, t_a, t_p)."""
+    exactly (clamped) onto segment P, then refine around the best sample with a bounded scalar
+    search (the distance from a point moving along a line to a segment is convex in t, so the
+    bracket [t_(k-1), t_(k+1)] holds the minimum; without the refinement the sampling error
+    (|L_A| / n)^2 / (8 d) reaches a few 1e-6 m for distances of a few mm).
+    Returns (distance, t_a, t_p)."""
+    from scipy.optimize import minimize_scalar
+
     t = np.linspace(0.0, 1.0, n)
     pa = oa + t[:, None] * la
     s = np.clip(((pa - op) @ lp) / (lp @ lp), 0.0, 1.0)
     pp = op + s[:, None] * lp
     d = np.linalg.norm(pa - pp, axis=1)
-    k = np.argmin(d)
+    k = int(np.argmin(d))
+
+    def dist(tt):
+        a = oa + tt * la
+        ss = min(max(float((a - op) @ lp / (lp @ lp)), 0.0), 1.0)
+        return float(np.linalg.norm(a - (op + ss * lp)))
+
+    lo, hi = t[max(k - 1, 0)], t[min(k + 1, n - 1)]
+    res = minimize_scalar(dist, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    if res.fun < d[k]:
+        tk = float(res.x)
+        a = oa + tk * la
+        sk = min(max(float((a - op) @ lp / (lp @ lp)), 0.0), 1.0)
+        return float(res.fun), tk, sk
     return d[k], t[k], s[k]
