@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-__all__ = ["plot_hysteresis_loop", "hysteresis_fit_figure"]
+__all__ = ["plot_hysteresis_loop", "hysteresis_fit_figure", "plot_residual_per_sample"]
 
 # display scale per SI unit of q and Q: (factor, label)
 _DISPLAY = {"m": (1e3, "mm"), "rad": (1.0, "rad"), "N": (1.0, "N"), "N*m": (1.0, "N m")}
@@ -83,13 +83,23 @@ def hysteresis_fit_figure(q: np.ndarray, force: np.ndarray, fit, *, title: str |
     units = fit.element.units[:2]
     plot_hysteresis_loop(q, force, model=fit.force_model, element=fit.element, units=units,
                          ax=a1, title=title)
-    fs, flabel = _DISPLAY.get(units[1], (1.0, units[1]))
-    res = (np.asarray(force) - fit.force_model) * fs
-    a2.plot(np.arange(res.size), res, ".", ms=1.5, color="0.4")
-    a2.axhline(0.0, color="k", lw=0.5)
-    a2.set_xlabel("sample")
-    a2.set_ylabel(f"measured - model [{flabel}]")
-    a2.set_title(f"residual RMS {fit.residual_rms * fs:.3g} {flabel} "
-                 f"({fit.n_points} samples)", fontsize=9)
-    a2.grid(True, lw=0.3)
+    plot_residual_per_sample(np.asarray(force) - fit.force_model, unit=units[1],
+                             rms=fit.residual_rms, ax=a2)
     return fig
+
+
+def plot_residual_per_sample(residual: np.ndarray, *, unit: str = "N", rms: float | None = None,
+                             ax=None):
+    """Measured minus model force [N or N m] against sample number, titled with the RMS."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 2.5))
+    fs, flabel = _DISPLAY.get(unit, (1.0, unit))
+    res = np.asarray(residual, dtype=float) * fs
+    ax.plot(np.arange(res.size), res, ".", ms=1.5, color="0.4")
+    ax.axhline(0.0, color="k", lw=0.5)
+    ax.set_xlabel("sample")
+    ax.set_ylabel(f"measured - model [{flabel}]")
+    if rms is not None:
+        ax.set_title(f"residual RMS {rms * fs:.3g} {flabel} ({res.size} samples)", fontsize=9)
+    ax.grid(True, lw=0.3)
+    return ax

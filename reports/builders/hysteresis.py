@@ -18,7 +18,7 @@ def build_hysteresis_report(data: dict, path: Path) -> Report:
     the fitted element's force along it is its ``trace`` (the model curve the fit minimised)."""
     from models.hysteresis import element_from_dict
     from recon.io import read_table
-    from reports.figures_hysteresis import plot_hysteresis_loop
+    from reports.figures_hysteresis import plot_hysteresis_loop, plot_residual_per_sample
 
     element = element_from_dict(data["element"])
     q_unit, f_unit, _ = element.units
@@ -42,12 +42,8 @@ def build_hysteresis_report(data: dict, path: Path) -> Report:
 
         fig, axes = new_figure(2, 1, height_in=6.2, height_ratios=(3, 1))
         plot_hysteresis_loop(q, force, model=model, element=element, units=(q_unit, f_unit), ax=axes[0, 0])
-        res = force - model
-        scale = 1.0
-        axes[1, 0].plot(np.arange(res.size), res * scale, ".", ms=1.5, color="0.4")
-        axes[1, 0].axhline(0.0, color="k", lw=0.5)
-        axes[1, 0].set_xlabel("sample")
-        axes[1, 0].set_ylabel(f"measured - model [{f_unit.replace('*', ' ')}]")
+        plot_residual_per_sample(force - model, unit=f_unit, rms=data.get("residual_rms"),
+                                 ax=axes[1, 0])
         sections.append(Section("Measured and fitted loops", (figure_png(
             fig, "Load-deflection record (points) and the fitted element along the same path "
                  "(line), branch nodes marked; residual per sample below.", name="loop"),)))

@@ -78,7 +78,7 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     return Summary(tuple(items), title="Key results (median and 95 % interval)")
 
 
-def _read_chains(directory: Path, names: list[str]):
+def _read_chains(directory: Path):
     path = directory / "chains.h5"
     if not path.exists():
         return None
@@ -124,7 +124,7 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     sections.append(Section("Parameters", (parameter_table(data),)))
 
     free = _free_names(data)
-    chains = _read_chains(directory, free)
+    chains = _read_chains(directory)
     diag = data.get("diagnostics", {})
     mcmc = diag.get("mcmc") or {}
     ic_free = [n for n in INITIAL_CONDITIONS if n in free]
