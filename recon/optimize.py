@@ -93,7 +93,8 @@ def jacobian(problem: ReconstructionProblem, x: np.ndarray, *, diff_step: float 
 def multistart(problem: ReconstructionProblem, n_starts: int = 8, *, seed: int | None = 0,
                first_guess: np.ndarray | Callable[[ReconstructionProblem], np.ndarray] | None = None,
                max_nfev: int | None = None, diff_step: float = 1e-4, ftol: float = 1e-10,
-               xtol: float = 1e-10, gtol: float = 1e-10,
+               xtol: float = 1e-10, gtol: float = 1e-10, pre_nfev: int | None = None,
+               pre_keep: int = 2,
                progress: Callable[[int, int], None] | None = None) -> OptimizeResult:
     """Bounded least squares from ``n_starts`` Latin-hypercube starts (and a first guess).
 
@@ -110,6 +111,10 @@ def multistart(problem: ReconstructionProblem, n_starts: int = 8, *, seed: int |
         Limit of residual evaluations per start (default: scipy's).
     diff_step
         Finite-difference step as a fraction of each prior's spread.
+    pre_nfev, pre_keep
+        Two-phase polish: every start first runs at most ``pre_nfev`` evaluations; only the
+        ``pre_keep`` lowest then continue, from where they stopped, up to ``max_nfev``. The
+        others are kept as they are (``message`` says so). Default: one phase.
     progress
         Called ``progress(done, total)`` after each start.
 
@@ -138,16 +143,36 @@ def multistart(problem: ReconstructionProblem, n_starts: int = 8, *, seed: int |
         x = np.clip(center + scale * z, sp.lower, sp.upper)
         return jacobian(problem, x, diff_step=diff_step, with_prior=True) * scale[None, :]
 
-    starts = []
-    for k, (x0, origin) in enumerate(x0s):
-        z0 = np.clip((x0 - center) / scale, zl, zu)
+    def polish(z0, nfev):
+        z0 = np.clip(z0, zl, zu)
         # least_squares needs a strictly feasible start
         z0 = np.clip(z0, zl + 1e-9 * (zu - zl), zu - 1e-9 * (zu - zl))
-        res = _opt.least_squares(fun, z0, jac=jac, bounds=(zl, zu), method="trf",
-                                 x_scale=1.0, ftol=ftol, xtol=xtol, gtol=gtol, max_nfev=max_nfev)
-        starts.append(Start(x0=x0, x=center + scale * res.x, cost=float(res.cost),
-                            success=bool(res.success), message=str(res.message),
-                            nfev=int(res.nfev), origin=origin))
+        return _opt.least_squares(fun, z0, jac=jac, bounds=(zl, zu), method="trf",
+                                  x_scale=1.0, ftol=ftol, xtol=xtol, gtol=gtol, max_nfev=nfev)
+
+    two_phase = pre_nfev is not None and len(x0s) > pre_keep
+    total = len(x0s) + (pre_keep if two_phase else 0)
+    done = 0
+    runs = []
+    for x0, origin in x0s:
+        res = polish((x0 - center) / scale, pre_nfev if two_phase else max_nfev)
+        runs.append([x0, origin, res, int(res.nfev), None])
+        done += 1
         if progress is not None:
-            progress(k + 1, len(x0s))
+            progress(done, total)
+    if two_phase:
+        order = np.argsort([r[2].cost for r in runs], kind="stable")
+        for i in order[:pre_keep]:
+            res = polish(runs[i][2].x, max_nfev)
+            runs[i][2] = res
+            runs[i][3] += int(res.nfev)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        for i in order[pre_keep:]:
+            runs[i][4] = f"stopped after the first phase ({pre_nfev} evaluations)"
+    starts = [Start(x0=x0, x=center + scale * res.x, cost=float(res.cost),
+                    success=bool(res.success) and note is None,
+                    message=note or str(res.message), nfev=nfev, origin=origin)
+              for x0, origin, res, nfev, note in runs]
     return OptimizeResult(problem.names, tuple(starts), seed)

@@ -36,13 +36,15 @@ class ReconstructSettings:
 
     starts: int = 8
     max_nfev: int | None = None
+    pre_nfev: int | None = None   # two-phase polish (recon.optimize.multistart)
+    pre_keep: int = 2
     mcmc: bool = True
     sampler: SamplerSettings = SamplerSettings()
     draws: int = 200          # posterior draws for loads, energy and the predictive band
     width_ratio: float = 0.8  # identifiability flag threshold
-    # finite-difference step of the Laplace Jacobian, fraction of each prior's spread; models
-    # with event-driven contact need a secant wider than their switching jitter (see
-    # recon.docking.RunConfig)
+    # finite-difference step of the optimizer's and the Laplace Jacobian, fraction of each
+    # prior's spread; models with event-driven contact need a secant wider than their
+    # switching jitter (see recon.docking.RunConfig)
     jac_step: float = 1e-4
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,6 +91,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
 
     opt = multistart(problem, settings.starts, seed=int(ss[0].generate_state(1)[0]),
                      first_guess=first_guess, max_nfev=settings.max_nfev,
+                     diff_step=settings.jac_step, pre_nfev=settings.pre_nfev,
+                     pre_keep=settings.pre_keep,
                      progress=(lambda d, t: progress("optimize", d, t)) if progress else None)
     x_opt = opt.x
     jac_data = jacobian(problem, x_opt, diff_step=settings.jac_step)

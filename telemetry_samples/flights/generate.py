@@ -35,7 +35,7 @@ from recon.io import write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry
 
-__all__ = ["FLIGHTS", "OBSERVATION", "generate_flight", "generate"]
+__all__ = ["FLIGHTS", "OBSERVATION", "generate_flight", "record_flight", "generate"]
 
 #: Truth of each flight: initial conditions (SI) that differ from the reference, the clock
 #: offset [s] and the simulated duration [s].
@@ -77,18 +77,36 @@ _DT_FRAME = 0.005  # recorder frame [s]
 
 def generate_flight(name: str, out_dir: str | os.PathLike, seed: int) -> Path:
     """Simulate flight ``name`` of :data:`FLIGHTS`, record it, write it with its truth."""
+    spec = FLIGHTS[name]
+    return record_flight(name, out_dir, seed, spec["initial"], spec["clock_offset"],
+                         spec["duration"])
+
+
+def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict,
+                  clock_offset: float, duration: float, *, scenario=None) -> Path:
+    """Simulate the scenario (default: the reference preset) from ``initial`` (IC names, SI;
+    the others from the scenario), record it with the sensor effects of this module and write
+    ``out_dir/<name>.parquet`` and ``<name>.truth.json``.
+
+    Parameters
+    ----------
+    clock_offset
+        telemetry time = simulation time + ``clock_offset`` [s].
+    duration
+        Simulated and recorded window [s]; the stroke and gimbal channels drop out for 0.4 s
+        from 45 % of it.
+    """
     from models.probe_cone import IC_NAMES, load_preset, simulate
 
-    spec = FLIGHTS[name]
-    scn = load_preset("reference")
-    ic = dataclasses.replace(scn.initial, **spec["initial"])
-    traj = simulate(scn, ic, duration=spec["duration"], rate=1000.0)
+    scn = load_preset("reference") if scenario is None else scenario
+    ic = dataclasses.replace(scn.initial, **initial)
+    traj = simulate(scn, ic, duration=duration, rate=1000.0)
     rng = np.random.default_rng(seed)
-    offset = spec["clock_offset"]
-    n = int(round(spec["duration"] / _DT_FRAME))
+    offset = clock_offset
+    n = int(round(duration / _DT_FRAME))
     frame_i = np.arange(n)
     t = frame_i * _DT_FRAME
-    drop = (t > 0.45 * spec["duration"]) & (t < 0.45 * spec["duration"] + 0.4)
+    drop = (t > 0.45 * duration) & (t < 0.45 * duration + 0.4)
     template = {}
     for ch, every in _EVERY.items():
         has = frame_i % every == 0
@@ -119,8 +137,8 @@ def generate_flight(name: str, out_dir: str | os.PathLike, seed: int) -> Path:
     truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
     truth["clock_offset"] = offset
     write_json({"parameters": truth, "events": traj.events,
-                "settings": {"seed": seed, "duration": spec["duration"],
-                             "scenario": "reference", "observation": {
+                "settings": {"seed": seed, "duration": duration,
+                             "scenario": "reference" if scenario is None else "custom", "observation": {
                                  c.name: dataclasses.asdict(c) for c in model.channels}}},
                out_dir / f"{name}.truth.json")
     return path

@@ -39,3 +39,16 @@ def test_oscillator_parameters_are_recovered():
     chi2 = 2 * best.cost / (prob.n_residuals - 4)
     assert 0.6 < chi2 < 1.5
     assert set(prob.names) == set(OSC_TRUTH)
+
+
+def test_two_phase_polish_continues_only_the_best_starts():
+    prob, truth = oscillator_problem(seed=3)
+    one = multistart(prob, 6, seed=0)
+    two = multistart(prob, 6, seed=0, pre_nfev=3, pre_keep=2)
+    assert len(two.starts) == len(one.starts)          # every start is kept and reported
+    stopped = [s for s in two.starts if "first phase" in s.message]
+    assert len(stopped) == len(two.starts) - 2
+    assert all(s.nfev <= 3 and not s.success for s in stopped)
+    # the continued starts reach the optimum of the one-phase run (same problem, 1e-6 of
+    # the cost: both end on ftol 1e-10)
+    assert abs(two.best.cost - one.best.cost) <= 1e-6 * one.best.cost
