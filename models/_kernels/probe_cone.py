@@ -115,7 +115,7 @@ def _inv3(A, B):
 
 
 @njit(**NJIT)
-def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
+def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     """Simulate one docking.
 
     Parameters
@@ -126,6 +126,9 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
         Meridian table of the receiving cone, socket and bottom (last face = bottom).
     slots : float64[N_LATCH, ck.SL_SIZE]
         The four socket slots.
+    hc : float64[n, HC_SIZE]
+        Housing contact primitives (limiter-pad segments, alignment rollers) in the housing
+        frame (``HC_*``); ``n`` may be 0.
     table_in, toff : float64[:], int64[N_ELEM]
         Hysteresis elements (axial brake element, lateral psi, lateral theta); not modified.
     chan : int64[:]
@@ -148,6 +151,7 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     P[P_IM2] = 1.0 / P[P_M2]
     P[P_IMH] = 1.0 / P[P_MH]
     P[P_IJT] = 1.0 / P[P_JT]
+    P[P_IJM] = 1.0 / P[P_JM]
     J = np.empty((3, 3))
     JI = np.empty((3, 3))
     for (oj, oi) in ((P_J1, P_JI1), (P_J2, P_JI2)):
@@ -200,12 +204,12 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     was_contact = False
     status = ST_OK
     while True:
-        st, near = _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev,
+        st, near = _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev,
                             M, sc, info)
         if st != ST_OK:
             status = st
             break
-        st = _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
+        st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
         if st != ST_OK:
             status = st
             info[0] = t
@@ -237,17 +241,17 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
         hh = 0.5 * h
         for i in range(NY):
             yt[i] = y[i] + hh * k1[i]
-        st = _rhs(t + hh, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k2, wk,
+        st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k2, wk,
                   M, sc)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + hh * k2[i]
-            st = _rhs(t + hh, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k3,
+            st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k3,
                       wk, M, sc)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + h * k3[i]
-            st = _rhs(t + h, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k4,
+            st = _rhs(t + h, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k4,
                       wk, M, sc)
         if st != ST_OK:
             status = st
@@ -258,6 +262,14 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
             y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
         quat_normalize(y, Y_Q1)
         quat_normalize(y, Y_Q2)
+        # housing axis back to unit length, its transverse rate back normal to it
+        nu = 1.0 / math.sqrt(y[Y_UM] ** 2 + y[Y_UM + 1] ** 2 + y[Y_UM + 2] ** 2)
+        y[Y_UM] *= nu
+        y[Y_UM + 1] *= nu
+        y[Y_UM + 2] *= nu
+        wu = y[Y_WM] * y[Y_UM] + y[Y_WM + 1] * y[Y_UM + 1] + y[Y_WM + 2] * y[Y_UM + 2]
+        for i in range(3):
+            y[Y_WM + i] -= wu * y[Y_UM + i]
         nt = 1.0 / math.sqrt(y[Y_TC] * y[Y_TC] + y[Y_TS] * y[Y_TS])
         y[Y_TC] *= nt
         y[Y_TS] *= nt
@@ -274,8 +286,8 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
-def run_batch(Pb, mer, slots, table, toff, chan, out, ev, info, status):
+def run_batch(Pb, mer, slots, hc, table, toff, chan, out, ev, info, status):
     """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
     ``ev`` (n, N_EV), ``info`` (n, 8), ``status`` int64 (n) are written."""
     for b in prange(Pb.shape[0]):
-        status[b] = run(Pb[b], mer, slots, table, toff, chan, out[b], ev[b], info[b])
+        status[b] = run(Pb[b], mer, slots, hc, table, toff, chan, out[b], ev[b], info[b])

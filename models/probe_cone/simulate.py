@@ -35,7 +35,7 @@ import numpy as np
 
 from models.errors import DockreconError, InputError
 from models._kernels import probe_cone as kp
-from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
+from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario, housing_primitives
 
 __all__ = [
     "Packed",
@@ -59,7 +59,8 @@ _UNITS = {"t": "s", "stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad",
           "rel_roll": "rad", "rel_pitch": "rad", "rel_yaw": "rad",
           "rel_rate_x": "rad/s", "rel_rate_y": "rad/s", "rel_rate_z": "rad/s",
           "thrust_work": "J", "absorber_axial_force": "N",
-          "absorber_pitch_moment": "N m", "absorber_yaw_moment": "N m"}
+          "absorber_pitch_moment": "N m", "absorber_yaw_moment": "N m",
+          "bending_pitch": "rad", "bending_yaw": "rad", "housing_contact": "0/1"}
 CHANNEL_UNITS: dict[str, str] = {}
 for _n in CHANNELS:
     if _n in _UNITS:
@@ -134,6 +135,7 @@ class Packed:
     P: np.ndarray
     mer: np.ndarray
     slots: np.ndarray
+    hc: np.ndarray
     table: np.ndarray
     toff: np.ndarray
 
@@ -170,6 +172,25 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_CD1], P[kp.P_CD2] = pr.lateral_damping
     P[kp.P_JT] = pr.spin_inertia
     P[kp.P_CTOR] = pr.torsion_damping
+    P[kp.P_LM] = pr.bearing_offset
+    P[kp.P_JM] = pr.housing_inertia
+    P[kp.P_KB] = pr.bending_stiffness
+    P[kp.P_CB] = pr.bending_damping
+    hc = housing_primitives(scenario.pads, scenario.rollers)
+    reach = 0.0
+    for row in hc:
+        if row[kp.HC_KIND] == kp.HC_ROLLER:
+            reach = max(reach, float(np.linalg.norm(row[kp.HC_P1:kp.HC_P1 + 3])
+                                     + row[kp.HC_R]))
+        else:
+            reach = max(reach, float(np.linalg.norm(row[kp.HC_P1:kp.HC_P1 + 3])),
+                        float(np.linalg.norm(row[kp.HC_P2:kp.HC_P2 + 3])))
+    P[kp.P_HC_REACH] = reach
+    # mouth circle: the start of the first truncated cone of the meridian (digest 7.6)
+    m = np.asarray(scenario.cone.meridian, dtype=float)
+    k = int(np.argmax(np.diff(m[:, 0]) > 0.0))
+    P[kp.P_MOUTH_X] = m[k, 0]
+    P[kp.P_MOUTH_R] = m[k, 1]
     c = scenario.contact
     P[kp.P_LAW:kp.P_LAW + 5] = c.law().packed
     P[kp.P_DNMAX] = c.max_penetration
@@ -219,7 +240,7 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
         raise InputError("latch tips must protrude beyond the socket radius",
                          key="latches.tip_radius")
     slots = scenario.slots.slot_table(scenario.cone.socket_radius)
-    return Packed(P=P, mer=np.ascontiguousarray(mer), slots=slots, table=table, toff=toff)
+    return Packed(P=P, mer=np.ascontiguousarray(mer), slots=slots, hc=hc, table=table, toff=toff)
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,7 +342,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)
     info = np.zeros(8)
-    st = kp.run(P, pk.mer, pk.slots, pk.table, pk.toff, chan, out, ev, info)
+    st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info)
     if st != kp.ST_OK:
         detail = f"element {int(info[1])}" if st == kp.ST_HYSTERESIS else ""
         raise SimulationError(st, info[0], detail)
@@ -398,5 +419,6 @@ class BatchModel:
         ev = np.empty((n, kp.N_EV))
         info = np.zeros((n, 8))
         status = np.zeros(n, dtype=np.int64)
-        kp.run_batch(Pb, pk.mer, pk.slots, pk.table, pk.toff, self.chan, out, ev, info, status)
+        kp.run_batch(Pb, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, self.chan, out, ev, info,
+                     status)
         return out, ev, status
