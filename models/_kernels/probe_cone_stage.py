@@ -243,6 +243,7 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
             p2x = ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c
             p2y = oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c
             p2z = oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c
+        deep_far = False   # the pad end beyond the mouth plane touches the cone itself
         for j in range(npt):
             if j == 0:
                 qx = p1x
@@ -263,8 +264,14 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
                 if st == ck.GEOMETRY_RANGE:
                     return ST_GEOMETRY
                 _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twm, twp, law, acc, 1)
+                if qx > mx:
+                    deep_far = True
                 feat = f + 1
-        if kind != HC_ROLLER and mr > 0.0:
+        # segment vs mouth circle (7.6): only when the pad wraps round the rim, i.e. its end
+        # beyond the mouth plane is free (inside the cone). Otherwise that end is in the
+        # interface-plane material and its point contact is the contact; the tangent-line
+        # depth of 7.6 would then be the distance from the rim, not a penetration.
+        if kind != HC_ROLLER and mr > 0.0 and not deep_far:
             st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.segment_vs_circle_xyz(
                 p1x, p1y, p1z, p2x - p1x, p2y - p1y, p2z - p1z, mx, 0.0, 0.0, 1.0, 0.0, 0.0,
                 mr, 1.0, dnmax)
