@@ -264,6 +264,21 @@ def test_housing_contacts_in_a_docking_close_the_ledger_and_conserve_momentum(sc
     assert np.abs(L - L[0]).max() <= 1e-6 * np.linalg.norm(L[0])
 
 
+def test_housing_contacts_keep_mirror_symmetry(scn):
+    # pads at 45 + k 90 deg and rollers at k 90 deg are their own mirror image in y = 0: the
+    # mirrored initial conditions give the mirrored history with the housing contacts active
+    # (1e-9 of each channel's range, as for the head-only docking)
+    s2 = _touching(scn, "pads")
+    a = simulate(s2, duration=4.0)
+    b = simulate(s2, s2.initial.mirrored_y(), duration=4.0)
+    assert a["housing_contact"].max() == 1.0
+    for name, sg in {"stroke": 1, "gimbal_pitch": 1, "gimbal_yaw": -1, "bending_pitch": 1,
+                     "bending_yaw": -1, "interface_force_y": -1, "interface_moment_z": -1,
+                     "housing_contact": 1}.items():
+        scale = max(np.abs(a[name]).max(), 1e-12)
+        assert np.abs(b[name] - sg * a[name]).max() <= 1e-9 * scale + 1e-9, name
+
+
 # ------------------------------------------------------------------------------------------
 # loaders
 def _preset_dict():
