@@ -21,7 +21,9 @@ entry can be overridden per evaluation by name with :data:`PARAMETERS`:
 * ``contact_stiffness`` [N/m], ``contact_damping`` [N s/m], ``axial_damping`` [N s/m],
   ``latch_preload`` [N], ``latch_stiffness`` [N/m], ``head_mass`` [kg],
   ``sensor_friction`` [N] (axial friction of the capture sensors after capture),
-  ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``).
+  ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``),
+  ``bending_stiffness`` [N m/rad], ``bending_damping`` [N m s/rad] (probe bending about the
+  support bearing), ``housing_inertia`` [kg m^2] (movable housing about its joint).
 
 :class:`BatchModel` evaluates ``theta`` of shape (n, k) for k chosen names in parallel and
 returns the chosen channels at the output rate, the event times and a status per row.
@@ -105,6 +107,9 @@ PARAMETERS.update({
     "head_mass": kp.P_MH,
     "thrust_x": kp.P_THRUST,
     "sensor_friction": kp.P_SENS_FR,
+    "bending_stiffness": kp.P_KB,
+    "bending_damping": kp.P_CB,
+    "housing_inertia": kp.P_JM,
 })
 
 _STATUS = {

@@ -119,6 +119,20 @@ def test_housing_and_probe_free_oscillation_frequencies(scn):
     assert np.abs(fit.fun).max() < 2e-2 * np.abs(y).max()
 
 
+def test_bending_overrides_equal_the_scenario_values(scn):
+    # the packed-parameter overrides (reconstruction contract) act like the scenario fields;
+    # same arithmetic: identical to the last bit. No housing primitives at all also runs.
+    s2 = dc.replace(scn, probe=dc.replace(scn.probe, bending_stiffness=8e4,
+                                          bending_damping=30.0, housing_inertia=3.0),
+                    pads=LimiterPads(), rollers=AlignmentRollers())
+    a = simulate(s2, duration=3.0)
+    b = simulate(dc.replace(scn, pads=LimiterPads(), rollers=AlignmentRollers()), duration=3.0,
+                 overrides={"bending_stiffness": 8e4, "bending_damping": 30.0,
+                            "housing_inertia": 3.0})
+    assert np.array_equal(a["bending_pitch"], b["bending_pitch"])
+    assert np.array_equal(a["gimbal_yaw"], b["gimbal_yaw"])
+
+
 def test_stiff_bending_recovers_a_rigid_probe_on_the_housing(scn):
     # with 20 times the bending stiffness the probe bends 20 times less under the same load
     # (linear elastic, 2 % for the small-angle and settling residue)
