@@ -147,6 +147,115 @@ def test_stiff_bending_recovers_a_rigid_probe_on_the_housing(scn):
     assert stiff["gimbal_yaw"][-1] == pytest.approx(soft["gimbal_yaw"][-1], rel=2e-2)
 
 
+def _stage(scn, seed):
+    """A random contact-free state (mechanism deflected and moving, vehicles turning) and
+    the kernel's stage derivative at it: (P, y, dy)."""
+    from models._kernels import hysteresis as hk
+    from models._kernels.probe_cone import _inv3, initial_state
+    from models._kernels.probe_cone_layout import apply_slip_force
+    from models._kernels.probe_cone_stage import _rhs
+    from models._kernels.rigid_body import quat_to_dcm
+
+    rng = np.random.default_rng(seed)
+    pk = pack(scn)
+    P = pk.P.copy()
+    P[kp.P_IC:kp.P_IC + 12] = [-3.0, 0.1, -0.05, 0.2, 0.01, -0.02, 0.05, -0.03, 0.02, 0.01,
+                               -0.02, 0.015]
+    P[kp.P_IM1] = 1 / P[kp.P_M1]
+    P[kp.P_IM2] = 1 / P[kp.P_M2]
+    P[kp.P_IMH] = 1 / P[kp.P_MH]
+    P[kp.P_IJT] = 1 / P[kp.P_JT]
+    P[kp.P_IJM] = 1 / P[kp.P_JM]
+    M = np.zeros((12, 3, 3))
+    for (oj, oi, k) in ((kp.P_J1, kp.P_JI1, 6), (kp.P_J2, kp.P_JI2, 7)):
+        J = P[oj:oj + 9].reshape(3, 3)
+        M[k] = J
+        M[k + 2] = np.linalg.inv(J)
+    M[4] = P[kp.P_G1:kp.P_G1 + 9].reshape(3, 3)
+    M[5] = P[kp.P_G2:kp.P_G2 + 9].reshape(3, 3)
+    table = pk.table.copy()
+    assert apply_slip_force(table, pk.toff[kp.E_AX], P[kp.P_F_SLIP]) == 0
+    y = np.zeros(kp.NY)
+    initial_state(P, y)
+    # deflect the housing (~2 deg), bend the probe (~1 deg, stroke 3 cm), set rates
+    u = y[kp.Y_UM:kp.Y_UM + 3] + rng.normal(0, 0.035, 3)
+    u /= np.linalg.norm(u)
+    y[kp.Y_UM:kp.Y_UM + 3] = u
+    wm = rng.normal(0, 0.3, 3)
+    y[kp.Y_WM:kp.Y_WM + 3] = wm - (wm @ u) * u
+    A1 = np.empty((3, 3))
+    quat_to_dcm(y, kp.Y_Q1, A1)
+    rO = y[kp.Y_R1:kp.Y_R1 + 3] + A1.T @ P[kp.P_L1:kp.P_L1 + 3]
+    w = u + rng.normal(0, 0.02, 3)
+    w /= np.linalg.norm(w)
+    lm = P[kp.P_LM]
+    y[kp.Y_RH:kp.Y_RH + 3] = rO + lm * u + (P[kp.P_L0] - lm - 0.03) * w
+    y[kp.Y_VH:kp.Y_VH + 3] += rng.normal(0, 0.2, 3)
+    y[kp.Y_SPIN] += 0.3
+    y[kp.Y_W1:kp.Y_W1 + 3] += rng.normal(0, 0.01, 3)
+    y[kp.Y_W2:kp.Y_W2 + 3] += rng.normal(0, 0.01, 3)
+    y[kp.Y_PHI] = 0.001
+    dy = np.zeros(kp.NY)
+    wk = np.zeros(kp.NWK)
+    sc = np.zeros(kp.NSC + kp.NCH)
+    st = _rhs(0.0, y, P, pk.mer, pk.slots, pk.hc, table, pk.toff,
+              np.zeros(kp.N_ELEM * hk.I_SIZE, dtype=np.int64), np.zeros(kp.N_ELEM * hk.F_SIZE),
+              np.zeros(kp.N_LATCH, dtype=np.int64), np.zeros((kp.N_PL, kp.NLF)), dy, wk, M, sc)
+    assert st == kp.ST_OK and wk[kp.WK_CONTACT] == 0.0
+    return P, y, dy, M, sc
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_mechanism_power_and_momentum_balance_at_a_state(scn, seed):
+    # Pointwise virtual-work check of the internal loads (no contact, no thrust): the rate of
+    # kinetic energy plus the power into the absorber elements, the bending strain-energy
+    # rate and the damper dissipation is zero, and the total linear and angular momentum do
+    # not change, at an arbitrary deflected, moving state. Rounding only: 1e-9 of the largest
+    # power term / momentum rate term.
+    from models._kernels.rigid_body import quat_to_dcm
+
+    P, y, dy, M, sc = _stage(scn, seed)
+    m1, m2, mh = P[kp.P_M1], P[kp.P_M2], P[kp.P_MH]
+    J1, J2 = M[6], M[7]
+    v1, v2, vh = (y[o:o + 3] for o in (kp.Y_V1, kp.Y_V2, kp.Y_VH))
+    a1, a2, ah = (dy[o:o + 3] for o in (kp.Y_V1, kp.Y_V2, kp.Y_VH))
+    w1, w2 = y[kp.Y_W1:kp.Y_W1 + 3], y[kp.Y_W2:kp.Y_W2 + 3]
+    dw1, dw2 = dy[kp.Y_W1:kp.Y_W1 + 3], dy[kp.Y_W2:kp.Y_W2 + 3]
+    wm, dwm = y[kp.Y_WM:kp.Y_WM + 3], dy[kp.Y_WM:kp.Y_WM + 3]
+    terms = [m1 * v1 @ a1, m2 * v2 @ a2, mh * vh @ ah, w1 @ J1 @ dw1, w2 @ J2 @ dw2,
+             P[kp.P_JM] * wm @ dwm, P[kp.P_JT] * y[kp.Y_SPIN] * dy[kp.Y_SPIN],
+             dy[kp.Y_W_AX], dy[kp.Y_W_LAT], dy[kp.Y_W_TOR], dy[kp.Y_E_DAMP]]
+    # bending strain-energy rate k_b b . b_dot, b = u x w (w, w_dot from the state)
+    A1 = np.empty((3, 3))
+    quat_to_dcm(y, kp.Y_Q1, A1)
+    l1 = A1.T @ P[kp.P_L1:kp.P_L1 + 3]
+    w1I = A1.T @ w1
+    u, du = y[kp.Y_UM:kp.Y_UM + 3], dy[kp.Y_UM:kp.Y_UM + 3]
+    lm = P[kp.P_LM]
+    d = y[kp.Y_RH:kp.Y_RH + 3] - y[kp.Y_R1:kp.Y_R1 + 3] - l1 - lm * u
+    dd = vh - v1 - np.cross(w1I, l1) - lm * du
+    ell = np.linalg.norm(d)
+    w = d / ell
+    dw = (dd - w * (w @ dd)) / ell
+    b = np.cross(u, w)
+    terms.append(P[kp.P_KB] * b @ (np.cross(du, w) + np.cross(u, dw)))
+    terms = np.array(terms)
+    assert abs(terms.sum()) <= 1e-9 * np.abs(terms).max()
+    assert np.abs(terms[5:]).max() > 1.0   # the mechanism is really loaded and moving
+    # momentum: sum of forces and of angular-momentum rates about the inertial origin
+    F = m1 * a1 + m2 * a2 + mh * ah
+    assert np.abs(F).max() <= 1e-9 * np.abs(mh * ah).max()
+    A2 = np.empty((3, 3))
+    quat_to_dcm(y, kp.Y_Q2, A2)
+    Ldot = (A1.T @ (J1 @ dw1 + np.cross(w1, J1 @ w1)) + A2.T @ (J2 @ dw2 + np.cross(w2, J2 @ w2))
+            + P[kp.P_JM] * dwm + P[kp.P_JT] * (dy[kp.Y_SPIN] * w + y[kp.Y_SPIN] * dw))
+    for (ro, m, a) in ((kp.Y_R1, m1, a1), (kp.Y_R2, m2, a2), (kp.Y_RH, mh, ah)):
+        Ldot = Ldot + m * np.cross(y[ro:ro + 3], a)
+    scale = np.abs(A1.T @ (J1 @ dw1)).max() + np.abs(np.cross(y[kp.Y_RH:kp.Y_RH + 3],
+                                                                mh * ah)).max()
+    assert np.abs(Ldot).max() <= 1e-9 * scale
+
+
 # ------------------------------------------------------------------------------------------
 # housing contact primitives against the cone (the kernel function, by hand)
 def _call(scn, hc, C, o, law=None):
