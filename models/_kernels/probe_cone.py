@@ -17,8 +17,12 @@ Model (what the kernel integrates)
     axis ``u`` (unit, inertial; state ``Y_UM``) and transverse angular velocity ``w_M``
     (inertial, normal to ``u``; state ``Y_WM``) are integrated with
     ``J_M w_M_dot = tau_perp``, ``u_dot = w_M x u``. Its mass is lumped into vehicle 1 (centre
-    of mass taken at the joint); its twist about ``u`` follows vehicle 1 (the universal
-    joint passes the axial torque ``(tau.u) u`` to vehicle 1). With ``u_A = A_AU u`` the
+    of mass taken at the joint); its twist rate about ``u`` is that of vehicle 1 (the joint
+    passes the axial torque ``(tau.u) u`` to vehicle 1 and does no work). Choice: this is a
+    homokinetic joint; the paper's Cardan joint ``A_AUB,1 = R_z(q2) R_y(q1)`` (digest 8.2,
+    corrected matrix) adds a relative twist of second order, ``q1 q2 / 2`` (1 mrad at the
+    reference's largest deflection, 0.2 mm at the pad radius), neglected. The housing
+    frame that carries the pads and rollers is the minimal rotation of ``X_AU`` onto ``u``. With ``u_A = A_AU u`` the
     lateral coordinates are ``psi = u_Ay / u_Ax`` and ``theta = -u_Az / u_Ax`` (tangents of
     the yaw and pitch housing angles); the telemetry gimbal angles are
     ``q1 = atan2(-u_Az, u_Ax)``, ``q2 = asin(u_Ay)``. Lateral absorber: two
