@@ -151,7 +151,7 @@ def _stage(scn, seed):
     """A random contact-free state (mechanism deflected and moving, vehicles turning) and
     the kernel's stage derivative at it: (P, y, dy)."""
     from models._kernels import hysteresis as hk
-    from models._kernels.probe_cone import _inv3, initial_state
+    from models._kernels.probe_cone import initial_state
     from models._kernels.probe_cone_layout import apply_slip_force
     from models._kernels.probe_cone_stage import _rhs
     from models._kernels.rigid_body import quat_to_dcm
