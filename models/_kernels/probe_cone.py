@@ -10,31 +10,53 @@ Model (what the kernel integrates)
   the centre of mass, scalar-first quaternion (inertial -> body DCM ``A``), body rates
   ``w``; Newton-Euler in body axes. Optional constant thrust of the active vehicle (body axes)
   on ``[t_on, t_off)``.
-* Probe mechanism on the active unit (frame AU, origin at the housing universal joint):
-  the probe head is a low-mass point body (mass ``m_H``) at ``p`` (AU axes) from the joint.
-  Its three coordinates are the paper's housing angles and probe stroke
-  (``A_AUB,1 = R_z(q2) R_y(q1)``, ``r_AUB,2 = A^T [L_M + L_H, 0, 0]``):
+* Probe mechanism on the active unit (frame AU, origin O at the housing universal joint),
+  the buffer links of digest §8.2:
 
-  .. math::
-
-      s = L_0 - |\\mathbf p|,\\qquad
-      \\psi = p_y / p_x \\;(=\\tan q_2\\text{-like}),\\qquad
-      \\theta = -p_z / p_x \\;(=\\tan q_1).
-
-  Axial absorber: a friction-brake hysteresis element (spring mechanism SMx + brake FB,
-  variable parameters, digest A.10) on ``s``, times the scale ``P_S_AX``, plus the magnetic
-  damper ``c_ax \\dot s``. Lateral absorber: two constant-parameter hysteresis elements on
-  ``psi`` and ``theta`` (SM1, SM2 in perpendicular planes), times ``P_S_LAT``, and two viscous
-  dampers on ``(psi +- theta)/sqrt2`` (planes at 45 degrees). Generalized forces act on the
-  head through the exact gradients of ``s, psi, theta`` (so the mechanism is conservative
-  apart from its dissipative elements); the base gets the opposite force at the head point,
-  which is statically exact for a massless housing and probe.
-  The head's orientation follows the housing (minimal rotation of ``X_AU`` onto ``p``) and
-  a torsion angle ``phi`` about the probe axis: a spin DOF (axial inertia ``J_t``) with the
-  constant-parameter torsion element ("roll deformation of the whole mechanism", digest
-  A.11) and a structural damper. The probe's bending compliance is lumped into the lateral
-  elements (series compliance, no separate DOF). Transverse contact couples on the head go
-  to the housing (massless) and from it, by virtual work, to the head point and vehicle 1.
+  - **Movable housing** (link 1, angles q1, q2): a rigid body on the universal joint whose
+    axis ``u`` (unit, inertial; state ``Y_UM``) and transverse angular velocity ``w_M``
+    (inertial, normal to ``u``; state ``Y_WM``) are integrated with
+    ``J_M w_M_dot = tau_perp``, ``u_dot = w_M x u``. Its mass is lumped into vehicle 1 (centre
+    of mass taken at the joint); its twist rate about ``u`` is that of vehicle 1 (the joint
+    passes the axial torque ``(tau.u) u`` to vehicle 1 and does no work). Choice: this is a
+    homokinetic joint; the paper's Cardan joint ``A_AUB,1 = R_z(q2) R_y(q1)`` (digest 8.2,
+    corrected matrix) adds a relative twist of second order, ``q1 q2 / 2`` (1 mrad at the
+    reference's largest deflection, 0.2 mm at the pad radius), neglected. The housing
+    frame that carries the pads and rollers is the minimal rotation of ``X_AU`` onto ``u``. With ``u_A = A_AU u`` the
+    lateral coordinates are ``psi = u_Ay / u_Ax`` and ``theta = -u_Az / u_Ax`` (tangents of
+    the yaw and pitch housing angles); the telemetry gimbal angles are
+    ``q1 = atan2(-u_Az, u_Ax)``, ``q2 = asin(u_Ay)``. Lateral absorber: two
+    constant-parameter hysteresis elements on ``psi`` and ``theta`` (SM1, SM2 in
+    perpendicular planes), times ``P_S_LAT``, and two viscous dampers on
+    ``(psi +- theta)/sqrt2`` (planes at 45 degrees); their generalized forces act as the
+    torque pair ``u_A x g`` on the housing and ``-u_A x g`` on vehicle 1,
+    ``g = -(m_psi grad psi + m_theta grad theta)`` (exact gradients).
+  - **Probe** (link 2): from the output support bearing ``B = O + L_M u`` to the head point
+    mass ``m_H`` (state ``Y_RH``, ``Y_VH``, inertial), ``d = r_H - B``, direction
+    ``w = d/|d|``, stroke ``s = L_0 - L_M - |d|`` (the outer length ``L_H`` of the paper is
+    ``|d|``). Bending (q3, q4) is the angle between ``w`` and ``u``: isotropic elastic
+    potential ``V_b = k_b |u x w|^2 / 2`` (moment ``-k_b (u.w) u x w`` on the probe, the
+    opposite on the housing) and a structural damper ``-c_b Omega_perp`` on the relative
+    transverse rate ``Omega = w x w_dot - w_M - (w_1.u) u`` (normal to ``w``), which damps
+    no rigid rotation. Axial absorber along ``w`` between the head and B: the friction-brake
+    hysteresis element (spring mechanism SMx + brake FB, variable parameters, digest A.10)
+    on ``s`` times ``P_S_AX``, plus the magnetic damper ``c_ax s_dot``. Torsion (q5) about
+    ``w``: a spin DOF (axial inertia ``J_t``) with the constant-parameter torsion element
+    ("roll deformation of the whole mechanism", digest A.11) and a structural damper, on
+    ``phi_dot = spin - w.(w_M + (w_1.u) u)``.
+  - The probe has no transverse inertia apart from the head point: its moment balance gives
+    the head force ``(m_net x w)/|d|`` with ``m_net`` the transverse part of the head
+    contact couples plus the bending moment minus the gyroscopic ``J_t spin w_dot``; the
+    housing takes the opposite force at B. All internal loads are action-reaction pairs at
+    common points or torque pairs, so the mechanism is conservative apart from its
+    dissipative elements and momentum is conserved to rounding.
+  - **Limiter pads** and **alignment rollers** on the housing (primitives ``hc`` in the
+    housing frame, the minimal rotation of ``X_AU`` onto ``u``): pad endpoints as points
+    and rollers as spheres against the receiving-cone meridian (digest 7.1-7.4), pad
+    segments against the mouth circle (7.6, only when the pad wraps round the rim). Their
+    forces act on the housing (moment about the joint) and, at the same points, on the
+    passive unit. The alignment-lever kinematics is not published: the rollers are fixed in
+    the housing frame (levers in their docking position).
 * Passive unit: receiving cone, socket cylinder and bottom as one surface of revolution
   (meridian table of :mod:`models._kernels.contact`), four slots. Head sphere vs that surface
   (penalty law of the contact paper, digest §5); four latches and two head capture sensors:
@@ -58,8 +80,12 @@ Choices where the papers are silent (see the docstrings at the code):
   (two legal rows) before the run stops with ``ST_HYSTERESIS`` (workaround, see _between);
 * event times are step ends (resolution ``dt_contact``).
 
-Common path: one reciprocal for ``1/|p|``, one for ``1/p_x``, one for the housing rotation per
-stage; no transcendental function (``atan2``/``asin`` only when a sample is written).
+Common path: one reciprocal for ``1/|d|``, one for ``1/u_Ax``, one square root for ``|d|``,
+one reciprocal per housing/head rotation built; no transcendental function (``atan2``/``asin``
+only when a sample is written). Step check (reference preset): the fastest mechanism mode is
+the housing against the bending spring with the head held, ``sqrt(k_b (1 + L_M/l)^2 / J_M)``
+= 226 rad/s (249 rad/s free, two-mode analysis in the tests): ``omega h`` = 0.25 at 1 ms and
+1.0 at 4 ms, inside RK4's stability bound 2.8.
 
 Layouts
 -------
@@ -115,7 +141,7 @@ def _inv3(A, B):
 
 
 @njit(**NJIT)
-def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
+def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     """Simulate one docking.
 
     Parameters
@@ -126,6 +152,9 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
         Meridian table of the receiving cone, socket and bottom (last face = bottom).
     slots : float64[N_LATCH, ck.SL_SIZE]
         The four socket slots.
+    hc : float64[n, HC_SIZE]
+        Housing contact primitives (limiter-pad segments, alignment rollers) in the housing
+        frame (``HC_*``); ``n`` may be 0.
     table_in, toff : float64[:], int64[N_ELEM]
         Hysteresis elements (axial brake element, lateral psi, lateral theta); not modified.
     chan : int64[:]
@@ -148,6 +177,7 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     P[P_IM2] = 1.0 / P[P_M2]
     P[P_IMH] = 1.0 / P[P_MH]
     P[P_IJT] = 1.0 / P[P_JT]
+    P[P_IJM] = 1.0 / P[P_JM]
     J = np.empty((3, 3))
     JI = np.empty((3, 3))
     for (oj, oi) in ((P_J1, P_JI1), (P_J2, P_JI2)):
@@ -200,12 +230,12 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
     was_contact = False
     status = ST_OK
     while True:
-        st, near = _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev,
+        st, near = _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev,
                             M, sc, info)
         if st != ST_OK:
             status = st
             break
-        st = _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
+        st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
         if st != ST_OK:
             status = st
             info[0] = t
@@ -237,17 +267,17 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
         hh = 0.5 * h
         for i in range(NY):
             yt[i] = y[i] + hh * k1[i]
-        st = _rhs(t + hh, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k2, wk,
+        st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k2, wk,
                   M, sc)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + hh * k2[i]
-            st = _rhs(t + hh, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k3,
+            st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k3,
                       wk, M, sc)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + h * k3[i]
-            st = _rhs(t + h, yt, P, mer, slots, table, toff, istate, fstate, latch, LF, k4,
+            st = _rhs(t + h, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k4,
                       wk, M, sc)
         if st != ST_OK:
             status = st
@@ -258,6 +288,14 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
             y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
         quat_normalize(y, Y_Q1)
         quat_normalize(y, Y_Q2)
+        # housing axis back to unit length, its transverse rate back normal to it
+        nu = 1.0 / math.sqrt(y[Y_UM] ** 2 + y[Y_UM + 1] ** 2 + y[Y_UM + 2] ** 2)
+        y[Y_UM] *= nu
+        y[Y_UM + 1] *= nu
+        y[Y_UM + 2] *= nu
+        wu = y[Y_WM] * y[Y_UM] + y[Y_WM + 1] * y[Y_UM + 1] + y[Y_WM + 2] * y[Y_UM + 2]
+        for i in range(3):
+            y[Y_WM + i] -= wu * y[Y_UM + i]
         nt = 1.0 / math.sqrt(y[Y_TC] * y[Y_TC] + y[Y_TS] * y[Y_TS])
         y[Y_TC] *= nt
         y[Y_TS] *= nt
@@ -274,8 +312,8 @@ def run(P_in, mer, slots, table_in, toff, chan, out, ev, info):
 
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
-def run_batch(Pb, mer, slots, table, toff, chan, out, ev, info, status):
+def run_batch(Pb, mer, slots, hc, table, toff, chan, out, ev, info, status):
     """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
     ``ev`` (n, N_EV), ``info`` (n, 8), ``status`` int64 (n) are written."""
     for b in prange(Pb.shape[0]):
-        status[b] = run(Pb[b], mer, slots, table, toff, chan, out[b], ev[b], info[b])
+        status[b] = run(Pb[b], mer, slots, hc, table, toff, chan, out[b], ev[b], info[b])

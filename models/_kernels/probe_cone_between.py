@@ -13,7 +13,8 @@ from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
 from models._kernels.probe_cone_layout import (_cr, _housing_rot, _m3, _matmul, _mtv, _mv,
                                                _plunger)
-from models._kernels.probe_cone_stage import _frames, _probe_coords
+from models._kernels.probe_cone_stage import MC_PHID, MC_PSI, MC_PSID, MC_S, MC_SD, MC_TH, \
+    MC_THD, MC_WA, NMC, _frames, _mech
 from models._kernels.rigid_body import dcm_to_quat, quat_to_dcm
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
@@ -130,6 +131,14 @@ def initial_state(P, y):
     # torsion at rest relative to the housing: spin = w1 . X_AU
     w1Ax, w1Ay, w1Az = _mv(AAU, w1Ix, w1Iy, w1Iz)
     y[Y_SPIN] = w1Ax
+    # housing along X_AU, turning with vehicle 1: w_M = w1 - (w1 . u) u
+    ux, uy, uz = _mtv(AAU, 1.0, 0.0, 0.0)
+    y[Y_UM] = ux
+    y[Y_UM + 1] = uy
+    y[Y_UM + 2] = uz
+    y[Y_WM] = w1Ix - w1Ax * ux
+    y[Y_WM + 1] = w1Iy - w1Ax * uy
+    y[Y_WM + 2] = w1Iz - w1Ax * uz
     y[Y_PHI] = 0.0
     y[Y_TC] = 1.0
     y[Y_TS] = 0.0
@@ -167,7 +176,7 @@ def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
 
 
 @njit(**NJIT)
-def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
+def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""
     A1 = M[0]
@@ -178,23 +187,13 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
     G2 = M[5]
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
-    px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
-    ell = math.sqrt(px * px + py * py + pz * pz)
-    il = 1.0 / ell
-    ux = px * il
-    uy = py * il
-    uz = pz * il
-    s = P[P_L0] - ell
-    sd = -(ux * pdx + uy * pdy + uz * pdz)
-    rx = 1.0 / px
-    psi = py * rx
-    th = -pz * rx
-    psid = -psi * rx * pdx + rx * pdy
-    thd = -th * rx * pdx - rx * pdz
-    w1Ax, w1Ay, w1Az = _mv(AAU, fr[6], fr[7], fr[8])
-    phid = y[Y_SPIN] - (w1Ax * ux + w1Ay * uy + w1Az * uz)
-    qs = (s, psi, th, y[Y_PHI])
-    qds = (sd, psid, thd, phid)
+    mc = sc[65:65 + NMC]
+    _mech(y, P, AAU, fr, mc)
+    ux = mc[MC_WA]       # head frame: along the probe direction w (AU axes)
+    uy = mc[MC_WA + 1]
+    uz = mc[MC_WA + 2]
+    qs = (mc[MC_S], mc[MC_PSI], mc[MC_TH], y[Y_PHI])
+    qds = (mc[MC_SD], mc[MC_PSID], mc[MC_THD], mc[MC_PHID])
     for e in range(N_ELEM):
         stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate, e * hk.F_SIZE,
                              qs[e], qds[e], t)
@@ -221,6 +220,11 @@ def _between(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, ev, M,
         hx, hy, hz, P[P_RH] + P[P_GAP], mer, 1e300, 0)
     if st != ck.NONE:
         near = True
+    # housing primitives within reach (plus the margin) of the cone: small step
+    if hc.shape[0] > 0:
+        ox, oy, oz = _mv(APU, fr[0] - fr[9], fr[1] - fr[10], fr[2] - fr[11])
+        if ox + P[P_HC_REACH] + P[P_GAP] > mer[0, ck.M_X]:
+            near = True
     ntrig = 0
     for i in range(N_LATCH):
         ntrig += latch[i]

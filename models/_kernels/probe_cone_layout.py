@@ -60,8 +60,16 @@ P_SENS_FR = 116    # total axial friction of the sensors on the socket wall afte
 P_JT = 117         # axial moment of inertia of the head and probe (torsion DOF) [kg m^2]
 P_CTOR = 118       # torsion damping (structural) [N m s/rad]
 P_IJT = 119        # derived by run(): 1/J_t
-NP = 120
-NSC = 64           # float scratch of one rhs evaluation
+P_LM = 120         # joint -> probe output support bearing B, along the housing axis [m]
+P_JM = 121         # transverse moment of inertia of the movable housing about the joint [kg m^2]
+P_IJM = 122        # derived by run(): 1/J_M
+P_KB = 123         # probe bending stiffness about B (isotropic) [N m/rad]
+P_CB = 124         # probe bending damping (structural, on the relative rate) [N m s/rad]
+P_MOUTH_X = 125    # mouth circle of the receiving cone (limiter-pad segments vs it): abscissa [m]
+P_MOUTH_R = 126    # its radius [m] (<= 0: no segment-vs-mouth test)
+P_HC_REACH = 127   # largest distance of a housing contact primitive from the joint [m]
+NP = 128
+NSC = 112          # float scratch of one rhs evaluation
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
             "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
@@ -91,7 +99,19 @@ Y_PHI = 41      # probe torsion angle (head relative to the housing) [rad]
 Y_TC = 42       # cos and sin of the torsion angle, integrated (no trig on the common path)
 Y_TS = 43
 Y_W_TOR = 44    # work done on the torsion element
-NY = 45
+Y_UM = 45       # housing axis X_M, unit vector, inertial axes (3)
+Y_WM = 48       # housing angular velocity normal to X_M, inertial axes (3) [rad/s]
+NY = 51
+
+# --------------------------------------------------------------------------------------------
+# housing contact primitives (float64[n, HC_SIZE], housing frame X_M Y_M Z_M, origin at the joint)
+HC_KIND = 0     # HC_PAD (limiter-pad segment P1 -> P2) or HC_ROLLER (sphere, centre P1)
+HC_P1 = 1       # (3) [m]
+HC_P2 = 4       # (3) [m] (pads)
+HC_R = 7        # roller radius [m]
+HC_SIZE = 8
+HC_PAD = 0.0
+HC_ROLLER = 1.0
 
 # --------------------------------------------------------------------------------------------
 # hysteresis elements (index into toff)
@@ -146,7 +166,10 @@ O_PANG = 45      # total angular momentum about the inertial origin, inertial (3
 O_FAX = 48       # axial absorber force on the stroke: element + magnetic damper [N]
 O_MPITCH = 49    # lateral absorber generalized moment on theta (gimbal pitch) [N m]
 O_MYAW = 50      # lateral absorber generalized moment on psi (gimbal yaw) [N m]
-NCH = 51
+O_BPITCH = 51    # probe bending angles relative to the housing (pitch, yaw as the gimbal) [rad]
+O_BYAW = 52
+O_HCONTACT = 53  # a limiter pad or alignment roller touches the cone [0/1]
+NCH = 54
 
 # work array (per simulation scratch, float64[NWK])
 WK_FIF = 0      # interface force (3) and moment (3) of the last rhs evaluation
@@ -158,7 +181,8 @@ WK_STATUS = 9
 WK_FAX = 10     # absorber loads of the last rhs evaluation: axial force, pitch and yaw moments
 WK_MPITCH = 11
 WK_MYAW = 12
-NWK = 13
+WK_HCONTACT = 13  # any housing (limiter pad, roller) contact
+NWK = 14
 
 # latch / sensor scratch LF (float64[N_PL, NLF]): held force on the passive unit and its point (PU)
 LF_F = 0
@@ -182,7 +206,8 @@ def channel_names() -> tuple:
              "energy_dissipated_contact", "thrust_work",
              "momentum_x", "momentum_y", "momentum_z",
              "angular_momentum_x", "angular_momentum_y", "angular_momentum_z",
-             "absorber_axial_force", "absorber_pitch_moment", "absorber_yaw_moment"]
+             "absorber_axial_force", "absorber_pitch_moment", "absorber_yaw_moment",
+             "bending_pitch", "bending_yaw", "housing_contact"]
     assert len(names) == NCH
     return tuple(names)
 

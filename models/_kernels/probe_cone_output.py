@@ -9,8 +9,10 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import _cr, _elem_stored, _mtv, _mv, _plunger
-from models._kernels.probe_cone_stage import _frames, _probe_coords
+from models._kernels.probe_cone_layout import (_cr, _elem_stored, _housing_rot, _mtv, _mv,
+                                               _plunger)
+from models._kernels.probe_cone_stage import (MC_PSI, MC_S, MC_TH, MC_U, MC_UA,
+                                              MC_W, MC_WA, NMC, _frames, _mech)
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
 
@@ -28,13 +30,22 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     J2 = M[7]
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
-    px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
-    ell = math.sqrt(px * px + py * py + pz * pz)
-    v = sc[64:64 + NCH]
+    mc = sc[65:65 + NMC]
+    _mech(y, P, AAU, fr, mc)
+    uax = mc[MC_UA]
+    uay = mc[MC_UA + 1]
+    uaz = mc[MC_UA + 2]
+    v = sc[NSC:NSC + NCH]
     v[O_T] = t
-    v[O_STROKE] = P[P_L0] - ell
-    v[O_GPITCH] = math.atan2(-pz, px)
-    v[O_GYAW] = math.asin(py / ell)
+    v[O_STROKE] = mc[MC_S]
+    # housing angles q1 (pitch), q2 (yaw): u_A = (cos q1 cos q2, sin q2, -sin q1 cos q2)
+    v[O_GPITCH] = math.atan2(-uaz, uax)
+    v[O_GYAW] = math.asin(min(1.0, max(-1.0, uay)))
+    # bending: w in the housing frame (minimal rotation of X_AU onto u_A, inverted)
+    bx, by, bz = _housing_rot(uax, -uay, -uaz, mc[MC_WA], mc[MC_WA + 1], mc[MC_WA + 2])
+    v[O_BPITCH] = math.atan2(-bz, bx)
+    v[O_BYAW] = math.asin(min(1.0, max(-1.0, by)))
+    v[O_HCONTACT] = wk[WK_HCONTACT]
     v[O_CONTACT] = wk[WK_CONTACT]
     v[O_BOTTOM] = wk[WK_BOTTOM]
     ntr = 0
@@ -89,6 +100,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     ek += 0.5 * (h1x * y[Y_W1] + h1y * y[Y_W1 + 1] + h1z * y[Y_W1 + 2])
     ek += 0.5 * (h2x * y[Y_W2] + h2y * y[Y_W2 + 1] + h2z * y[Y_W2 + 2])
     ek += 0.5 * P[P_JT] * y[Y_SPIN] * y[Y_SPIN]
+    ek += 0.5 * P[P_JM] * (y[Y_WM] ** 2 + y[Y_WM + 1] ** 2 + y[Y_WM + 2] ** 2)
     plx = m1 * y[Y_V1] + m2 * y[Y_V2] + mh * y[Y_VH]
     ply = m1 * y[Y_V1 + 1] + m2 * y[Y_V2 + 1] + mh * y[Y_VH + 1]
     plz = m1 * y[Y_V1 + 2] + m2 * y[Y_V2 + 2] + mh * y[Y_VH + 2]
@@ -97,13 +109,11 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     lx = L1x + L2x
     ly = L1y + L2y
     lz = L1z + L2z
-    # head spin angular momentum J_t spin u (inertial)
-    il_ = 1.0 / ell
-    sIx, sIy, sIz = _mtv(AAU, px * il_, py * il_, pz * il_)
+    # probe spin J_t spin w and housing J_M w_M (inertial)
     hs = P[P_JT] * y[Y_SPIN]
-    lx += hs * sIx
-    ly += hs * sIy
-    lz += hs * sIz
+    lx += hs * mc[MC_W] + P[P_JM] * y[Y_WM]
+    ly += hs * mc[MC_W + 1] + P[P_JM] * y[Y_WM + 1]
+    lz += hs * mc[MC_W + 2] + P[P_JM] * y[Y_WM + 2]
     for (ro, vo, m) in ((Y_R1, Y_V1, m1), (Y_R2, Y_V2, m2), (Y_RH, Y_VH, mh)):
         cx, cy, cz = _cr(y[ro], y[ro + 1], y[ro + 2], y[vo], y[vo + 1], y[vo + 2])
         lx += m * cx
@@ -111,8 +121,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
         lz += m * cz
     s_ax = P[P_S_AX]
     s_lat = P[P_S_LAT]
-    rx = 1.0 / px
-    qs = (P[P_L0] - ell, py * rx, -pz * rx, y[Y_PHI])
+    qs = (mc[MC_S], mc[MC_PSI], mc[MC_TH], y[Y_PHI])
     eh = 0.0
     for e in range(N_ELEM):
         sc_ = s_ax if e == E_AX else (1.0 if e == E_TOR else s_lat)
@@ -125,8 +134,12 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
             if d > 0.0:
                 xl, rl, f0, kl, travel, ey, ez = _plunger(P, i)
                 el += f0 * d + 0.5 * kl * d * d
+    # bending strain energy k_b |u x w|^2 / 2
+    b1, b2, b3 = _cr(mc[MC_U], mc[MC_U + 1], mc[MC_U + 2], mc[MC_W], mc[MC_W + 1],
+                     mc[MC_W + 2])
+    eb = 0.5 * P[P_KB] * (b1 * b1 + b2 * b2 + b3 * b3)
     v[O_EK] = ek
-    v[O_ES] = wk[WK_ESC] + eh + el
+    v[O_ES] = wk[WK_ESC] + eh + el + eb
     v[O_EBRAKE] = y[Y_W_BRAKE]
     v[O_EDAMP] = y[Y_E_DAMP]
     v[O_EHYST] = y[Y_W_AX] - y[Y_W_BRAKE] + y[Y_W_LAT] + y[Y_W_TOR] - eh

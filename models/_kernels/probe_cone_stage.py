@@ -59,22 +59,123 @@ def _frames(y, P, A1, A2, AAU, APU, G1, G2, fr):
     fr[23] = l2z
 
 
-@njit(**NJIT)
-def _probe_coords(y, AAU, fr):
-    """Head position ``p`` and its rate ``pdot`` (relative, AU axes) [m, m/s]."""
-    px, py, pz = _mv(AAU, y[Y_RH] - fr[0], y[Y_RH + 1] - fr[1], y[Y_RH + 2] - fr[2])
-    dvx, dvy, dvz = _mv(AAU, y[Y_VH] - fr[3], y[Y_VH + 1] - fr[4], y[Y_VH + 2] - fr[5])
-    wx, wy, wz = _mv(AAU, fr[6], fr[7], fr[8])
-    cx, cy, cz = _cr(wx, wy, wz, px, py, pz)
-    return px, py, pz, dvx - cx, dvy - cy, dvz - cz
+# mechanism scratch (float64[NMC]) written by _mech
+MC_U = 0      # housing axis u, inertial (3)
+MC_UA = 3     # u in AU axes (3)
+MC_PSI = 6    # lateral coordinates psi = u_y / u_x, theta = -u_z / u_x (AU) [-]
+MC_TH = 7
+MC_PSID = 8   # their rates [1/s]
+MC_THD = 9
+MC_RX = 10    # 1 / u_x (AU)
+MC_W = 11     # probe direction w (bearing B -> head), inertial (3)
+MC_IL = 14    # 1 / |d|, d = head - B [1/m]
+MC_S = 15     # stroke [m]
+MC_SD = 16    # stroke rate [m/s]
+MC_WD = 17    # w_dot, inertial (3) [1/s]
+MC_PHID = 20  # torsion rate [rad/s]
+MC_W1U = 21   # vehicle-1 angular velocity along u [rad/s]
+MC_WA = 22    # w in AU axes (3)
+NMC = 25
 
 
 @njit(**NJIT)
-def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law, acc):
+def _mech(y, P, AAU, fr, mc):
+    """Mechanism coordinates and rates of one state (into ``mc``, ``MC_*``).
+
+    Housing: axis ``u`` (state, inertial) and transverse angular velocity ``w_M`` (state);
+    relative to the active unit ``u_A = A_AU u``, ``u_A_dot = A_AU ((w_M - w_1) x u)``.
+    Probe: ``d = r_H - r_O - L_M u`` from the support bearing B to the head, ``w = d/|d|``,
+    stroke ``s = L_0 - L_M - |d|``. Torsion rate ``phi_dot = spin - w . (w_M + (w_1.u) u)``
+    (the housing turns with vehicle 1 about its own axis: universal joint)."""
+    ux = y[Y_UM]
+    uy = y[Y_UM + 1]
+    uz = y[Y_UM + 2]
+    wmx = y[Y_WM]
+    wmy = y[Y_WM + 1]
+    wmz = y[Y_WM + 2]
+    mc[MC_U] = ux
+    mc[MC_U + 1] = uy
+    mc[MC_U + 2] = uz
+    uax, uay, uaz = _mv(AAU, ux, uy, uz)
+    mc[MC_UA] = uax
+    mc[MC_UA + 1] = uay
+    mc[MC_UA + 2] = uaz
+    # relative rate of u seen from AU
+    rx_, ry_, rz_ = _cr(wmx - fr[6], wmy - fr[7], wmz - fr[8], ux, uy, uz)
+    dax, day, daz = _mv(AAU, rx_, ry_, rz_)
+    rx = 1.0 / uax
+    psi = uay * rx
+    th = -uaz * rx
+    mc[MC_PSI] = psi
+    mc[MC_TH] = th
+    mc[MC_PSID] = (day - psi * dax) * rx
+    mc[MC_THD] = (-daz - th * dax) * rx
+    mc[MC_RX] = rx
+    # probe
+    lm = P[P_LM]
+    dx = y[Y_RH] - fr[0] - lm * ux
+    dy = y[Y_RH + 1] - fr[1] - lm * uy
+    dz = y[Y_RH + 2] - fr[2] - lm * uz
+    cx, cy, cz = _cr(wmx, wmy, wmz, ux, uy, uz)
+    ddx = y[Y_VH] - fr[3] - lm * cx
+    ddy = y[Y_VH + 1] - fr[4] - lm * cy
+    ddz = y[Y_VH + 2] - fr[5] - lm * cz
+    ell = math.sqrt(dx * dx + dy * dy + dz * dz)
+    il = 1.0 / ell
+    wx = dx * il
+    wy = dy * il
+    wz = dz * il
+    mc[MC_W] = wx
+    mc[MC_W + 1] = wy
+    mc[MC_W + 2] = wz
+    mc[MC_IL] = il
+    mc[MC_S] = P[P_L0] - lm - ell
+    wdd = wx * ddx + wy * ddy + wz * ddz
+    mc[MC_SD] = -wdd
+    mc[MC_WD] = (ddx - wx * wdd) * il
+    mc[MC_WD + 1] = (ddy - wy * wdd) * il
+    mc[MC_WD + 2] = (ddz - wz * wdd) * il
+    w1u = fr[6] * ux + fr[7] * uy + fr[8] * uz
+    mc[MC_W1U] = w1u
+    mc[MC_PHID] = y[Y_SPIN] - (wx * (wmx + w1u * ux) + wy * (wmy + w1u * uy)
+                               + wz * (wmz + w1u * uz))
+    wax, way, waz = _mv(AAU, wx, wy, wz)
+    mc[MC_WA] = wax
+    mc[MC_WA + 1] = way
+    mc[MC_WA + 2] = waz
+
+
+@njit(**NJIT)
+def _rot_columns(AAU, APU, ux, uy, uz, C):
+    """Columns of the link -> PU rotation ``A_PU A_AU^T R_g`` into ``C`` (3x3): ``R_g`` is the
+    minimal rotation taking ``X_AU`` onto the unit vector ``u`` (AU axes), written out (one
+    reciprocal): ``R_g = I + K + K^2 / (1 + u_x)`` with ``K = [X x u]_x``."""
+    c1 = 1.0 / (1.0 + ux)
+    uyz = uy * uz * c1
+    for j in range(3):
+        if j == 0:
+            ax = 1.0 - (uy * uy + uz * uz) * c1
+            ay = uy
+            az = uz
+        elif j == 1:
+            ax = -uy
+            ay = 1.0 - uy * uy * c1
+            az = -uyz
+        else:
+            ax = -uz
+            ay = -uyz
+            az = 1.0 - uz * uz * c1
+        aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
+        C[0, j], C[1, j], C[2, j] = _mv(APU, aIx, aIy, aIz)
+
+
+@njit(**NJIT)
+def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     """Force law for one contact (PU axes) and accumulation into ``acc``:
     0 force on passive (PU), 3 moment about the PU origin (PU), 6 moment of the head's force
-    about the head centre (PU, carried to vehicle 1), 9 dissipated power, 10 elastic power
-    k dn dn_dot, 11 sum of 1/2 k dn^2, 12 contact count."""
+    about the head centre (PU; ``link`` 0), 9 dissipated power, 10 elastic power
+    k dn dn_dot, 11 sum of 1/2 k dn^2, 12 contact count; for a housing contact (``link`` 1)
+    13 force on passive, 16 moment of the housing's force about the joint, 19 count."""
     fn, dd, fx, fy, fz, mpx, mpy, mpz, max_, may, maz = ck.contact_wrench(
         dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law)
     # relative velocity at the point (active - passive) to get the absorbed power f.v_rel
@@ -95,9 +196,18 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law,
     acc[3] += mpx
     acc[4] += mpy
     acc[5] += mpz
-    acc[6] += max_
-    acc[7] += may
-    acc[8] += maz
+    if link == 0:
+        acc[6] += max_
+        acc[7] += may
+        acc[8] += maz
+    else:
+        acc[13] += fx
+        acc[14] += fy
+        acc[15] += fz
+        acc[16] += max_
+        acc[17] += may
+        acc[18] += maz
+        acc[19] += 1.0
     acc[9] += p_abs - kel * dd
     acc[10] += kel * dd
     acc[11] += 0.5 * kel * dn
@@ -105,10 +215,89 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law,
 
 
 @njit(**NJIT)
-def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M, sc):
+def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
+    """Limiter pads and alignment rollers (housing primitives ``hc``, housing frame) against
+    the receiving cone; ``C`` the housing -> PU rotation, ``o`` the joint in PU. Pad
+    endpoints are points (``R_S = 0``) against the surface of revolution (digest 7.1-7.4);
+    pad segments against the mouth circle (7.6); rollers are spheres (7.1, 7.2). Forces and
+    moments go into ``acc`` (link 1). Returns a status."""
+    mx = P[P_MOUTH_X]
+    mr = P[P_MOUTH_R]
+    for i in range(hc.shape[0]):
+        kind = hc[i, HC_KIND]
+        a = hc[i, HC_P1]
+        b = hc[i, HC_P1 + 1]
+        c = hc[i, HC_P1 + 2]
+        p1x = ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c
+        p1y = oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c
+        p1z = oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c
+        if kind == HC_ROLLER:
+            npt = 1
+            rs = hc[i, HC_R]
+        else:
+            npt = 2
+            rs = 0.0
+            a = hc[i, HC_P2]
+            b = hc[i, HC_P2 + 1]
+            c = hc[i, HC_P2 + 2]
+            p2x = ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c
+            p2y = oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c
+            p2z = oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c
+        deep_far = False   # the pad end beyond the mouth plane touches the cone itself
+        for j in range(npt):
+            if j == 0:
+                qx = p1x
+                qy = p1y
+                qz = p1z
+            else:
+                qx = p2x
+                qy = p2y
+                qz = p2z
+            feat = 0
+            while True:
+                st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
+                    qx, qy, qz, rs, mer, dnmax, feat)
+                if st == ck.NONE:
+                    break
+                if st == ck.PENETRATION_EXCEEDED:
+                    return ST_PENETRATION
+                if st == ck.GEOMETRY_RANGE:
+                    return ST_GEOMETRY
+                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twm, twp, law, acc, 1)
+                if qx > mx:
+                    deep_far = True
+                feat = f + 1
+        # segment vs mouth circle (7.6): only when the pad wraps round the rim, i.e. its end
+        # beyond the mouth plane is free (inside the cone). Otherwise that end is in the
+        # interface-plane material and its point contact is the contact; the tangent-line
+        # depth of 7.6 would then be the distance from the rim, not a penetration.
+        if kind != HC_ROLLER and mr > 0.0 and not deep_far:
+            st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.segment_vs_circle_xyz(
+                p1x, p1y, p1z, p2x - p1x, p2y - p1y, p2z - p1z, mx, 0.0, 0.0, 1.0, 0.0, 0.0,
+                mr, 1.0, dnmax)
+            if st == ck.PENETRATION_EXCEEDED:
+                return ST_PENETRATION
+            if st == ck.GEOMETRY_RANGE:
+                return ST_GEOMETRY
+            if st == ck.CONTACT:
+                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twm, twp, law, acc, 1)
+    return ST_OK
+
+
+@njit(**NJIT)
+def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk, M, sc):
     """Derivative of the state; returns a status code. ``M`` holds 3x3 matrices
-    (12, 3, 3; see :func:`run`), ``sc`` a float scratch (NSC); ``wk`` receives interface loads and contact
-    flags. Allocation-free."""
+    (12, 3, 3; see :func:`run`), ``sc`` a float scratch (NSC); ``wk`` receives interface
+    loads and contact flags. Allocation-free.
+
+    Mechanism (all vectors inertial unless noted; derivation in the package docstring):
+    the lateral absorber and its dampers act on the housing angles (torque pair between
+    housing and vehicle 1); the axial absorber acts along ``w`` between the head and the
+    bearing B; the bending spring ``V_b = k_b |u x w|^2 / 2`` and the structural damper on the
+    relative transverse rate act between the probe and the housing at B; the torsion element
+    between the probe and the housing about ``w``. The probe is massless apart from the head
+    point mass and its spin inertia ``J_t``; the housing has no translational mass (its centre
+    of mass is taken at the joint) and a transverse inertia ``J_M``."""
     A1 = M[0]
     A2 = M[1]
     AAU = M[2]
@@ -119,26 +308,30 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     J2 = M[7]
     fr = sc[0:24]
     _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
+    mc = sc[65:65 + NMC]
+    _mech(y, P, AAU, fr, mc)
 
-    # ---------------- mechanism (AU axes) ----------------
-    px, py, pz, pdx, pdy, pdz = _probe_coords(y, AAU, fr)
-    ell = math.sqrt(px * px + py * py + pz * pz)
-    il = 1.0 / ell
-    ux = px * il
-    uy = py * il
-    uz = pz * il
-    s = P[P_L0] - ell
-    sd = -(ux * pdx + uy * pdy + uz * pdz)
-    rx = 1.0 / px
-    psi = py * rx
-    th = -pz * rx
-    # gradients: dpsi/dp = (-py/px^2, 1/px, 0); dtheta/dp = (pz/px^2, 0, -1/px)
-    gpx = -psi * rx
-    gpy = rx
-    gtx = -th * rx
-    gtz = -rx
-    psid = gpx * pdx + gpy * pdy
-    thd = gtx * pdx + gtz * pdz
+    # ---------------- mechanism ----------------
+    ux = mc[MC_U]
+    uy = mc[MC_U + 1]
+    uz = mc[MC_U + 2]
+    wx = mc[MC_W]
+    wy = mc[MC_W + 1]
+    wz = mc[MC_W + 2]
+    wdx = mc[MC_WD]
+    wdy = mc[MC_WD + 1]
+    wdz = mc[MC_WD + 2]
+    wmx = y[Y_WM]
+    wmy = y[Y_WM + 1]
+    wmz = y[Y_WM + 2]
+    il = mc[MC_IL]
+    s = mc[MC_S]
+    sd = mc[MC_SD]
+    psi = mc[MC_PSI]
+    th = mc[MC_TH]
+    psid = mc[MC_PSID]
+    thd = mc[MC_THD]
+    rx = mc[MC_RX]
     q_ax = hk.hyst_force(table, toff[E_AX], istate, E_AX * hk.I_SIZE, fstate,
                          E_AX * hk.F_SIZE, s) * P[P_S_AX]
     q_psi = hk.hyst_force(table, toff[E_PSI], istate, E_PSI * hk.I_SIZE, fstate,
@@ -152,20 +345,41 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     f_ax = q_ax + P[P_CAX] * sd
     m_psi = q_psi + (md1 + md2) * _SQRT1_2
     m_th = q_th + (md1 - md2) * _SQRT1_2
-    # force of the mechanism on the head, AU axes
-    fmx = f_ax * ux - m_psi * gpx - m_th * gtx
-    fmy = f_ax * uy - m_psi * gpy
-    fmz = f_ax * uz - m_th * gtz
+    wk[WK_FAX] = f_ax
+    wk[WK_MPITCH] = m_th
+    wk[WK_MYAW] = m_psi
+    # lateral absorber: generalized force -(m_psi grad psi + m_th grad theta) on u_A; torque
+    # on the housing u_A x g (AU axes), the opposite on vehicle 1
+    gax = (m_psi * psi + m_th * th) * rx
+    gay = -m_psi * rx
+    gaz = m_th * rx
+    tax, tay, taz = _cr(mc[MC_UA], mc[MC_UA + 1], mc[MC_UA + 2], gax, gay, gaz)
+    tlx, tly, tlz = _mtv(AAU, tax, tay, taz)
     dy[Y_W_AX] = q_ax * sd
     st_ax = istate[E_AX * hk.I_SIZE + hk.I_STATE]
     dy[Y_W_BRAKE] = q_ax * sd if (st_ax == 10 or st_ax == -10) else 0.0
     dy[Y_W_LAT] = q_psi * psid + q_th * thd
-    # torsion: phi_dot = spin - (w_housing . u); the housing turns with vehicle 1 and about
-    # axes normal to u only (p x pdot / |p|^2)
-    w1Ax, w1Ay, w1Az = _mv(AAU, fr[6], fr[7], fr[8])
-    w1u = w1Ax * ux + w1Ay * uy + w1Az * uz
+    # bending: moment on the probe -k_b (u.w) (u x w); structural damper on the relative
+    # transverse rate (probe rate w x w_dot minus the housing's), normal to w
+    uw = ux * wx + uy * wy + uz * wz
+    bx, by, bz = _cr(ux, uy, uz, wx, wy, wz)
+    kbu = P[P_KB] * uw
+    w1u = mc[MC_W1U]
+    ox_, oy_, oz_ = _cr(wx, wy, wz, wdx, wdy, wdz)
+    ox_ -= wmx + w1u * ux
+    oy_ -= wmy + w1u * uy
+    oz_ -= wmz + w1u * uz
+    ow = ox_ * wx + oy_ * wy + oz_ * wz
+    ox_ -= ow * wx
+    oy_ -= ow * wy
+    oz_ -= ow * wz
+    cb = P[P_CB]
+    mbx = -kbu * bx - cb * ox_
+    mby = -kbu * by - cb * oy_
+    mbz = -kbu * bz - cb * oz_
+    # torsion about w
+    phid = mc[MC_PHID]
     spin = y[Y_SPIN]
-    phid = spin - w1u
     q_tor = hk.hyst_force(table, toff[E_TOR], istate, E_TOR * hk.I_SIZE, fstate,
                           E_TOR * hk.F_SIZE, y[Y_PHI])
     m_tor = q_tor + P[P_CTOR] * phid
@@ -174,8 +388,8 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     dy[Y_TS] = y[Y_TC] * phid
     dy[Y_W_TOR] = q_tor * phid
     dy[Y_E_DAMP] = (P[P_CAX] * sd * sd + md1 * d1d + md2 * d2d
-                    + P[P_CTOR] * phid * phid)
-    fmIx, fmIy, fmIz = _mtv(AAU, fmx, fmy, fmz)
+                    + P[P_CTOR] * phid * phid
+                    + cb * (ox_ * ox_ + oy_ * oy_ + oz_ * oz_))
 
     # ---------------- contacts (PU axes) ----------------
     hIx = y[Y_RH] - fr[9]
@@ -185,15 +399,9 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     twa = sc[24:24 + ck.TW_SIZE]
     twp = sc[33:33 + ck.TW_SIZE]
     twa[0], twa[1], twa[2] = _mv(APU, y[Y_VH], y[Y_VH + 1], y[Y_VH + 2])
-    # head angular velocity (AU axes): vehicle 1 without its component along u, the housing
-    # rotation p x pdot / |p|^2, and the head spin along u
-    gx, gy, gz = _cr(px, py, pz, pdx, pdy, pdz)
-    il2 = il * il
-    whx = w1Ax + gx * il2 + (spin - w1u) * ux
-    why = w1Ay + gy * il2 + (spin - w1u) * uy
-    whz = w1Az + gz * il2 + (spin - w1u) * uz
-    gIx, gIy, gIz = _mtv(AAU, whx, why, whz)
-    twa[3], twa[4], twa[5] = _mv(APU, gIx, gIy, gIz)
+    # head angular velocity: probe transverse rate w x w_dot and the spin about w
+    gx, gy, gz = _cr(wx, wy, wz, wdx, wdy, wdz)
+    twa[3], twa[4], twa[5] = _mv(APU, gx + spin * wx, gy + spin * wy, gz + spin * wz)
     twa[6] = hx
     twa[7] = hy
     twa[8] = hz
@@ -204,7 +412,7 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     twp[8] = 0.0
     law = P[P_LAW:P_LAW + ck.LAW_SIZE]
     dnmax = P[P_DNMAX]
-    acc = sc[42:55]
+    acc = sc[42:62]
     acc[:] = 0.0
     status = ST_OK
     bottom = 0.0
@@ -224,35 +432,31 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
             break
         if f == 2 * (nmer - 2):
             bottom = 1.0
-        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law, acc)
+        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, 0)
         feat = f + 1
+    # housing primitives (limiter pads, alignment rollers), gated by their reach
+    ox, oy, oz = _mv(APU, fr[0] - fr[9], fr[1] - fr[10], fr[2] - fr[11])
+    if hc.shape[0] > 0 and ox + P[P_HC_REACH] > mer[0, ck.M_X]:
+        C = M[10]
+        _rot_columns(AAU, APU, mc[MC_UA], mc[MC_UA + 1], mc[MC_UA + 2], C)
+        twm = sc[90:90 + ck.TW_SIZE]
+        twm[0], twm[1], twm[2] = _mv(APU, fr[3], fr[4], fr[5])
+        twm[3], twm[4], twm[5] = _mv(APU, wmx + w1u * ux, wmy + w1u * uy, wmz + w1u * uz)
+        twm[6] = ox
+        twm[7] = oy
+        twm[8] = oz
+        st = _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc)
+        if st != ST_OK:
+            status = st
     # latches after triggering: reverse segment vs slot
     any_trig = 0
     for i in range(N_LATCH):
         any_trig += latch[i]
     if any_trig > 0:
-        # columns of the housing -> PU rotation (APU AAU^T Rg), built once per evaluation:
-        # c0 = image of X_H, c1 = of Y_H, c2 = of Z_H. Rg = I + K + K^2 / (1 + u_x) with
-        # K = [X x u]_x written out (the columns of _housing_rot applied to X, Y, Z; one
-        # reciprocal instead of three)
+        # columns of the head -> PU rotation (the head frame follows the probe direction w,
+        # twisted by the torsion angle)
         C = M[11]
-        c1 = 1.0 / (1.0 + ux)
-        uyz = uy * uz * c1
-        for j in range(3):
-            if j == 0:
-                ax = 1.0 - (uy * uy + uz * uz) * c1
-                ay = uy
-                az = uz
-            elif j == 1:
-                ax = -uy
-                ay = 1.0 - uy * uy * c1
-                az = -uyz
-            else:
-                ax = -uz
-                ay = -uyz
-                az = 1.0 - uz * uz * c1
-            aIx, aIy, aIz = _mtv(AAU, ax, ay, az)
-            C[0, j], C[1, j], C[2, j] = _mv(APU, aIx, aIy, aIz)
+        _rot_columns(AAU, APU, mc[MC_WA], mc[MC_WA + 1], mc[MC_WA + 2], C)
         xl = P[P_LATCH_X]
         r_in = P[P_LATCH_RIN]
         r_out = P[P_LATCH_R]
@@ -283,8 +487,7 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
                 if st == ck.PENETRATION_EXCEEDED:
                     status = ST_PENETRATION
                     break
-                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, hx, hy, hz, twa, twp, law,
-                               acc)
+                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, 0)
                 feat = f + 1
     # latches before triggering and capture sensors before capture: held quasi-static forces
     # (force on passive, PU axes)
@@ -342,51 +545,62 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     wk[WK_ESC] = acc[11]
     wk[WK_CONTACT] = 1.0 if acc[12] > 0.0 else 0.0
     wk[WK_BOTTOM] = bottom
-    wk[WK_FAX] = f_ax
-    wk[WK_MPITCH] = m_th
-    wk[WK_MYAW] = m_psi
+    wk[WK_HCONTACT] = 1.0 if acc[19] > 0.0 else 0.0
 
     # ---------------- assemble ----------------
-    # contact forces: passive gets f (PU) at the points; head gets -f at its centre plus the
-    # couple acc[6:9] carried to vehicle 1
+    # passive: every contact force f (PU) at its point
     fIx, fIy, fIz = _mtv(APU, acc[0], acc[1], acc[2])
-    # passive: force (inertial) and moment about C2 (body 2 axes)
     mpIx, mpIy, mpIz = _mtv(APU, acc[3], acc[4], acc[5])
     t1x, t1y, t1z = _cr(fr[9] - y[Y_R2], fr[10] - y[Y_R2 + 1], fr[11] - y[Y_R2 + 2],
                         fIx, fIy, fIz)
     M2x, M2y, M2z = _mv(A2, mpIx + t1x, mpIy + t1y, mpIz + t1z)
-    # active: mechanism reaction -F_m at the head point, the contact couples, thrust
-    rx1 = y[Y_RH] - y[Y_R1]
-    ry1 = y[Y_RH + 1] - y[Y_R1 + 1]
-    rz1 = y[Y_RH + 2] - y[Y_R1 + 2]
-    # couple of the contact forces about the head centre: the head turns with vehicle 1 and
-    # with the housing (delta theta = p x delta p / |p|^2), so by virtual work the couple acts
-    # on vehicle 1 and as the generalized force (m x p) / |p|^2 on the head point, whose
-    # reaction the base takes at the head point
-    # Torsion DOF: the component of the couple along u drives the head spin (with the torsion
-    # element and damper reacting on the housing); turning the spin axis needs the gyroscopic
-    # couple J_t spin u_dot, supplied by the housing. The housing (massless) passes on
-    # m_h = m_c - (m_c.u) u + m_tor u - J_t spin u_dot.
-    caIx, caIy, caIz = _mtv(APU, acc[6], acc[7], acc[8])
-    cAx, cAy, cAz = _mv(AAU, caIx, caIy, caIz)
-    mcu = cAx * ux + cAy * uy + cAz * uz
-    dy[Y_SPIN] = (mcu - m_tor) * P[P_IJT]
-    ud = (ux * pdx + uy * pdy + uz * pdz)
-    jts = P[P_JT] * spin * il
-    cAx += (m_tor - mcu) * ux - jts * (pdx - ux * ud)
-    cAy += (m_tor - mcu) * uy - jts * (pdy - uy * ud)
-    cAz += (m_tor - mcu) * uz - jts * (pdz - uz * ud)
-    caIx, caIy, caIz = _mtv(AAU, cAx, cAy, cAz)
-    fpx, fpy, fpz = _cr(cAx, cAy, cAz, px, py, pz)
-    fpIx, fpIy, fpIz = _mtv(AAU, fpx * il2, fpy * il2, fpz * il2)
-    fmIx += fpIx
-    fmIy += fpIy
-    fmIz += fpIz
-    t2x, t2y, t2z = _cr(rx1, ry1, rz1, -fmIx, -fmIy, -fmIz)
-    M1x, M1y, M1z = _mv(A1, t2x + caIx, t2y + caIy, t2z + caIz)
-    F1x = -fmIx
-    F1y = -fmIy
-    F1z = -fmIz
+    # housing contacts: force on the housing -f_M (inertial), moment about the joint
+    fhx, fhy, fhz = _mtv(APU, acc[13], acc[14], acc[15])
+    chx, chy, chz = _mtv(APU, acc[16], acc[17], acc[18])
+    # head contacts: the head point gets -f_H at its centre; the couple m_c about the centre
+    # acts on the probe
+    fHx = fIx - fhx
+    fHy = fIy - fhy
+    fHz = fIz - fhz
+    mcx, mcy, mcz = _mtv(APU, acc[6], acc[7], acc[8])
+    # probe (massless apart from the head point and J_t): axial couple drives the spin; the
+    # transverse couple (contact + bending, minus the gyroscopic J_t spin w_dot) is carried
+    # by the head point as the force (m x w) / |d|; torsion reacts on the housing
+    mcw = mcx * wx + mcy * wy + mcz * wz
+    dy[Y_SPIN] = (mcw - m_tor) * P[P_IJT]
+    jts = P[P_JT] * spin
+    # m_net = (m_c + m_b)_perp(w) - J_t spin w_dot  (m_b is normal to w)
+    nx_ = mcx - mcw * wx + mbx - jts * wdx
+    ny_ = mcy - mcw * wy + mby - jts * wdy
+    nz_ = mcz - mcw * wz + mbz - jts * wdz
+    Fx, Fy, Fz = _cr(nx_, ny_, nz_, wx, wy, wz)
+    Fx *= il
+    Fy *= il
+    Fz *= il
+    # head: rod force + axial absorber along w - contact force
+    Fhx = Fx + f_ax * wx
+    Fhy = Fy + f_ax * wy
+    Fhz = Fz + f_ax * wz
+    # housing: -Fh at B (= joint + L_M u), -m_b and +m_tor w from the probe, the lateral
+    # absorber torque, the housing contacts
+    lm = P[P_LM]
+    tbx, tby, tbz = _cr(ux, uy, uz, -Fhx, -Fhy, -Fhz)
+    taux = lm * tbx - mbx + m_tor * wx + tlx + chx
+    tauy = lm * tby - mby + m_tor * wy + tly + chy
+    tauz = lm * tbz - mbz + m_tor * wz + tlz + chz
+    tu = taux * ux + tauy * uy + tauz * uz
+    ijm = P[P_IJM]
+    dy[Y_WM] = (taux - tu * ux) * ijm
+    dy[Y_WM + 1] = (tauy - tu * uy) * ijm
+    dy[Y_WM + 2] = (tauz - tu * uz) * ijm
+    dy[Y_UM], dy[Y_UM + 1], dy[Y_UM + 2] = _cr(wmx, wmy, wmz, ux, uy, uz)
+    # vehicle 1: the housing's applied force at the joint; couple: minus the lateral
+    # absorber torque plus the axial part of the housing torque (universal joint)
+    F1x = -Fhx - fhx
+    F1y = -Fhy - fhy
+    F1z = -Fhz - fhz
+    t2x, t2y, t2z = _cr(fr[18], fr[19], fr[20], F1x, F1y, F1z)
+    M1x, M1y, M1z = _mv(A1, t2x - tlx + tu * ux, t2y - tly + tu * uy, t2z - tlz + tu * uz)
     p_thr = 0.0
     if t >= P[P_T_ON] and t < P[P_T_OFF]:
         tx, ty, tz = _mtv(A1, P[P_THRUST], P[P_THRUST + 1], P[P_THRUST + 2])
@@ -408,13 +622,13 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     dy[Y_V2] = fIx * im2
     dy[Y_V2 + 1] = fIy * im2
     dy[Y_V2 + 2] = fIz * im2
-    dy[Y_VH] = (fmIx - fIx) * imh
-    dy[Y_VH + 1] = (fmIy - fIy) * imh
-    dy[Y_VH + 2] = (fmIz - fIz) * imh
+    dy[Y_VH] = (Fhx - fHx) * imh
+    dy[Y_VH + 1] = (Fhy - fHy) * imh
+    dy[Y_VH + 2] = (Fhz - fHz) * imh
     JI = M[8]
-    w = sc[55:58]
-    mm = sc[58:61]
-    dw = sc[61:64]
+    w = sc[62:65]
+    mm = sc[99:102]
+    dw = sc[102:105]
     w[0] = y[Y_W1]
     w[1] = y[Y_W1 + 1]
     w[2] = y[Y_W1 + 2]

@@ -2,7 +2,8 @@
 
 The scenario TOML (see ``presets/reference.toml``) has the tables ``[meta]``, ``[active]``,
 ``[passive]``, ``[probe]`` (with ``[probe.axial_absorber]`` and ``[probe.lateral_absorber]``),
-``[cone]``, ``[latches]``, ``[slots]``, optional ``[capture_sensors]``, ``[contact]``, ``[thrust]``, ``[integration]`` and an
+``[cone]``, ``[latches]``, ``[slots]``, optional ``[capture_sensors]``, ``[limiter_pads]``,
+``[alignment_rollers]``, ``[contact]``, ``[thrust]``, ``[integration]`` and an
 optional ``[initial]`` table of the twelve initial conditions. Every value is SI; unknown keys
 are errors naming the dotted key; the file is read by :func:`recon.io.load_toml` and the CLI
 adds the file name to any error.
@@ -29,6 +30,9 @@ __all__ = [
     "LateralAbsorber",
     "TorsionAbsorber",
     "Probe",
+    "LimiterPads",
+    "AlignmentRollers",
+    "housing_primitives",
     "Cone",
     "Latches",
     "CaptureSensors",
@@ -334,9 +338,18 @@ class Probe:
 
     ``head_mass`` [kg] (effective), ``extended_length`` [m] joint -> head centre at zero
     stroke, ``head_radius`` [m], ``axial_damping`` [N s/m], ``lateral_damping`` (2) [N m s/rad]
-    for the dampers in the planes at +45 and -45 degrees, ``spin_inertia`` [kg m^2] of head and
-    probe about the probe axis (torsion DOF), ``torsion_damping`` [N m s/rad] (structural),
-    and the absorber characteristics (axial spring + brake, lateral, torsion).
+    for the dampers in the planes at +45 and -45 degrees (acting on the housing angles),
+    ``spin_inertia`` [kg m^2] of head and probe about the probe axis (torsion DOF),
+    ``torsion_damping`` [N m s/rad] (structural), the absorber characteristics (axial spring +
+    brake, lateral, torsion), and the two link DOF groups of digest §8.2:
+
+    * movable housing (link 1, angles q1, q2 on the universal joint): ``housing_inertia``
+      J_M [kg m^2], its transverse moment of inertia about the joint (its mass is lumped into
+      the active vehicle: centre of mass taken at the joint);
+    * probe bending (link 2, angles q3, q4 relative to the housing) about the output support
+      bearing B at ``bearing_offset`` L_M [m] from the joint along the housing axis:
+      isotropic ``bending_stiffness`` k_b [N m/rad] and structural ``bending_damping``
+      c_b [N m s/rad] on the relative transverse angular rate.
     """
 
     head_mass: float
@@ -349,13 +362,30 @@ class Probe:
     torsion: TorsionAbsorber
     spin_inertia: float = 0.1
     torsion_damping: float = 0.0
+    bearing_offset: float = 0.3
+    housing_inertia: float = 2.0
+    bending_stiffness: float = 5.0e4
+    bending_damping: float = 50.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.bearing_offset < self.extended_length - self.head_radius:
+            raise InputError("need 0 <= bearing_offset < extended_length - head_radius",
+                             key="probe.bearing_offset")
+        if self.housing_inertia <= 0.0:
+            raise InputError("must be positive", key="probe.housing_inertia")
+        if self.bending_stiffness <= 0.0:
+            raise InputError("must be positive", key="probe.bending_stiffness")
+        if self.bending_damping < 0.0:
+            raise InputError("must not be negative", key="probe.bending_damping")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Probe":
         p = "probe."
         _check_keys(d, {"head_mass", "extended_length", "head_radius", "axial_damping",
                         "lateral_damping", "axial_absorber", "lateral_absorber",
-                        "torsion_absorber", "spin_inertia", "torsion_damping", "source"}, p)
+                        "torsion_absorber", "spin_inertia", "torsion_damping",
+                        "bearing_offset", "housing_inertia", "bending_stiffness",
+                        "bending_damping", "source"}, p)
         lat = _arr(d, "lateral_damping", p, (2,))
         if np.any(lat < 0):
             raise InputError("must not be negative", key=p + "lateral_damping")
@@ -376,7 +406,86 @@ class Probe:
                    torsion=_dataclass_from(TorsionAbsorber, d["torsion_absorber"],
                                            p + "torsion_absorber."),
                    spin_inertia=_num(d, "spin_inertia", p, positive=True),
-                   torsion_damping=_num(d, "torsion_damping", p, 0.0, nonneg=True))
+                   torsion_damping=_num(d, "torsion_damping", p, 0.0, nonneg=True),
+                   bearing_offset=_num(d, "bearing_offset", p, nonneg=True),
+                   housing_inertia=_num(d, "housing_inertia", p, positive=True),
+                   bending_stiffness=_num(d, "bending_stiffness", p, positive=True),
+                   bending_damping=_num(d, "bending_damping", p, nonneg=True))
+
+
+def _points(d: Mapping[str, Any], key: str, prefix: str, width: int) -> np.ndarray:
+    """A list of rows of ``width`` numbers (an empty list is allowed)."""
+    if key not in d:
+        raise InputError("missing", key=prefix + key)
+    v = d[key]
+    if not isinstance(v, (list, tuple)):
+        raise InputError(f"expected a list of [{width} numbers] rows", key=prefix + key)
+    if len(v) == 0:
+        return np.zeros((0, width))
+    a = _arr(d, key, prefix, ())
+    if a.ndim != 2 or a.shape[1] != width:
+        raise InputError(f"expected a list of rows of {width} numbers, got shape {a.shape}",
+                         key=prefix + key)
+    return a
+
+
+@dataclass(frozen=True)
+class LimiterPads:
+    """Pads of the relative-rotation limiter on the movable housing (digest §8.1, §8.3):
+    ``segments`` (n, 6) [m], each ``[x1, y1, z1, x2, y2, z2]`` in the housing frame
+    ``X_M Y_M Z_M`` (origin at the joint, ``X_M`` along the housing axis towards the head).
+    The segment endpoints are points (``R_S = 0``) against every face and rim of the
+    receiving cone (digest 7.1-7.4); the segments against the mouth circle (7.6)."""
+
+    segments: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "LimiterPads":
+        _check_keys(d, {"segments", "source"}, "limiter_pads.")
+        seg = _points(d, "segments", "limiter_pads.", 6)
+        if seg.shape[0] and np.any(np.linalg.norm(seg[:, 3:] - seg[:, :3], axis=1) <= 0.0):
+            raise InputError("segment of zero length", key="limiter_pads.segments")
+        return cls(segments=seg)
+
+
+@dataclass(frozen=True)
+class AlignmentRollers:
+    """Rollers of the alignment levers (digest §8.1, §8.2 link 3): spheres of ``radius`` [m]
+    with ``centres`` (n, 3) [m] in the housing frame. The lever kinematics is not in the
+    papers (digest §8.2, dev note); here the levers are **fixed** in their docking position
+    (the rollers move with the housing): an illustrative choice, valid before the retraction
+    drive moves the levers."""
+
+    centres: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    radius: float = 0.0
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "AlignmentRollers":
+        p = "alignment_rollers."
+        _check_keys(d, {"centres", "radius", "source"}, p)
+        c = _points(d, "centres", p, 3)
+        r = _num(d, "radius", p, positive=True)
+        return cls(centres=c, radius=r)
+
+
+def housing_primitives(pads: "LimiterPads", rollers: "AlignmentRollers") -> np.ndarray:
+    """Packed housing contact primitives (kernel layout ``HC_*``) and their reach [m]."""
+    from models._kernels import probe_cone_layout as L
+
+    n = pads.segments.shape[0] + rollers.centres.shape[0]
+    hc = np.zeros((n, L.HC_SIZE))
+    k = 0
+    for s in pads.segments:
+        hc[k, L.HC_KIND] = L.HC_PAD
+        hc[k, L.HC_P1:L.HC_P1 + 3] = s[:3]
+        hc[k, L.HC_P2:L.HC_P2 + 3] = s[3:]
+        k += 1
+    for c in rollers.centres:
+        hc[k, L.HC_KIND] = L.HC_ROLLER
+        hc[k, L.HC_P1:L.HC_P1 + 3] = c
+        hc[k, L.HC_R] = rollers.radius
+        k += 1
+    return np.ascontiguousarray(hc)
 
 
 @dataclass(frozen=True)
@@ -598,6 +707,8 @@ class Scenario:
     slots: Slots
     contact: ContactLaw
     sensors: CaptureSensors = field(default_factory=CaptureSensors)
+    pads: LimiterPads = field(default_factory=LimiterPads)
+    rollers: AlignmentRollers = field(default_factory=AlignmentRollers)
     thrust: Thrust = field(default_factory=Thrust)
     integration: Integration = field(default_factory=Integration)
     passive_initial_rate: np.ndarray = field(default_factory=lambda: np.zeros(3))
@@ -608,7 +719,8 @@ class Scenario:
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
         """Build from the plain dict of a scenario TOML (SI). Unknown keys are errors."""
         _check_keys(d, {"meta", "active", "passive", "probe", "cone", "latches", "slots",
-                        "capture_sensors", "contact", "thrust", "integration", "initial"}, "")
+                        "capture_sensors", "limiter_pads", "alignment_rollers", "contact",
+                        "thrust", "integration", "initial"}, "")
         for k in ("active", "passive", "probe", "cone", "latches", "slots", "contact"):
             if k not in d:
                 raise InputError("missing table", key=k)
@@ -634,6 +746,10 @@ class Scenario:
             slots=_dataclass_from(Slots, d["slots"], "slots."),
             sensors=_dataclass_from(CaptureSensors, d.get("capture_sensors", {}),
                                     "capture_sensors."),
+            pads=(LimiterPads.from_dict(d["limiter_pads"]) if "limiter_pads" in d
+                  else LimiterPads()),
+            rollers=(AlignmentRollers.from_dict(d["alignment_rollers"])
+                     if "alignment_rollers" in d else AlignmentRollers()),
             contact=ContactLaw.from_dict(d["contact"]),
             thrust=Thrust.from_dict(d.get("thrust", {})),
             integration=_dataclass_from(Integration, d.get("integration", {}), "integration."),

@@ -21,7 +21,9 @@ entry can be overridden per evaluation by name with :data:`PARAMETERS`:
 * ``contact_stiffness`` [N/m], ``contact_damping`` [N s/m], ``axial_damping`` [N s/m],
   ``latch_preload`` [N], ``latch_stiffness`` [N/m], ``head_mass`` [kg],
   ``sensor_friction`` [N] (axial friction of the capture sensors after capture),
-  ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``).
+  ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``),
+  ``bending_stiffness`` [N m/rad], ``bending_damping`` [N m s/rad] (probe bending about the
+  support bearing), ``housing_inertia`` [kg m^2] (movable housing about its joint).
 
 :class:`BatchModel` evaluates ``theta`` of shape (n, k) for k chosen names in parallel and
 returns the chosen channels at the output rate, the event times and a status per row.
@@ -35,7 +37,7 @@ import numpy as np
 
 from models.errors import DockreconError, InputError
 from models._kernels import probe_cone as kp
-from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
+from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario, housing_primitives
 
 __all__ = [
     "Packed",
@@ -59,7 +61,8 @@ _UNITS = {"t": "s", "stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad",
           "rel_roll": "rad", "rel_pitch": "rad", "rel_yaw": "rad",
           "rel_rate_x": "rad/s", "rel_rate_y": "rad/s", "rel_rate_z": "rad/s",
           "thrust_work": "J", "absorber_axial_force": "N",
-          "absorber_pitch_moment": "N m", "absorber_yaw_moment": "N m"}
+          "absorber_pitch_moment": "N m", "absorber_yaw_moment": "N m",
+          "bending_pitch": "rad", "bending_yaw": "rad", "housing_contact": "0/1"}
 CHANNEL_UNITS: dict[str, str] = {}
 for _n in CHANNELS:
     if _n in _UNITS:
@@ -104,6 +107,9 @@ PARAMETERS.update({
     "head_mass": kp.P_MH,
     "thrust_x": kp.P_THRUST,
     "sensor_friction": kp.P_SENS_FR,
+    "bending_stiffness": kp.P_KB,
+    "bending_damping": kp.P_CB,
+    "housing_inertia": kp.P_JM,
 })
 
 _STATUS = {
@@ -134,6 +140,7 @@ class Packed:
     P: np.ndarray
     mer: np.ndarray
     slots: np.ndarray
+    hc: np.ndarray
     table: np.ndarray
     toff: np.ndarray
 
@@ -170,6 +177,25 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_CD1], P[kp.P_CD2] = pr.lateral_damping
     P[kp.P_JT] = pr.spin_inertia
     P[kp.P_CTOR] = pr.torsion_damping
+    P[kp.P_LM] = pr.bearing_offset
+    P[kp.P_JM] = pr.housing_inertia
+    P[kp.P_KB] = pr.bending_stiffness
+    P[kp.P_CB] = pr.bending_damping
+    hc = housing_primitives(scenario.pads, scenario.rollers)
+    reach = 0.0
+    for row in hc:
+        if row[kp.HC_KIND] == kp.HC_ROLLER:
+            reach = max(reach, float(np.linalg.norm(row[kp.HC_P1:kp.HC_P1 + 3])
+                                     + row[kp.HC_R]))
+        else:
+            reach = max(reach, float(np.linalg.norm(row[kp.HC_P1:kp.HC_P1 + 3])),
+                        float(np.linalg.norm(row[kp.HC_P2:kp.HC_P2 + 3])))
+    P[kp.P_HC_REACH] = reach
+    # mouth circle: the start of the first truncated cone of the meridian (digest 7.6)
+    m = np.asarray(scenario.cone.meridian, dtype=float)
+    k = int(np.argmax(np.diff(m[:, 0]) > 0.0))
+    P[kp.P_MOUTH_X] = m[k, 0]
+    P[kp.P_MOUTH_R] = m[k, 1]
     c = scenario.contact
     P[kp.P_LAW:kp.P_LAW + 5] = c.law().packed
     P[kp.P_DNMAX] = c.max_penetration
@@ -219,7 +245,7 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
         raise InputError("latch tips must protrude beyond the socket radius",
                          key="latches.tip_radius")
     slots = scenario.slots.slot_table(scenario.cone.socket_radius)
-    return Packed(P=P, mer=np.ascontiguousarray(mer), slots=slots, table=table, toff=toff)
+    return Packed(P=P, mer=np.ascontiguousarray(mer), slots=slots, hc=hc, table=table, toff=toff)
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,7 +347,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)
     info = np.zeros(8)
-    st = kp.run(P, pk.mer, pk.slots, pk.table, pk.toff, chan, out, ev, info)
+    st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info)
     if st != kp.ST_OK:
         detail = f"element {int(info[1])}" if st == kp.ST_HYSTERESIS else ""
         raise SimulationError(st, info[0], detail)
@@ -398,5 +424,6 @@ class BatchModel:
         ev = np.empty((n, kp.N_EV))
         info = np.zeros((n, 8))
         status = np.zeros(n, dtype=np.int64)
-        kp.run_batch(Pb, pk.mer, pk.slots, pk.table, pk.toff, self.chan, out, ev, info, status)
+        kp.run_batch(Pb, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, self.chan, out, ev, info,
+                     status)
         return out, ev, status
