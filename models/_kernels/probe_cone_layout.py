@@ -143,7 +143,10 @@ O_ECONT = 40
 O_WTHRUST = 41   # work done by thrust (ledger input)
 O_PLIN = 42      # total linear momentum, inertial (3)
 O_PANG = 45      # total angular momentum about the inertial origin, inertial (3)
-NCH = 48
+O_FAX = 48       # axial absorber force on the stroke: element + magnetic damper [N]
+O_MPITCH = 49    # lateral absorber generalized moment on theta (gimbal pitch) [N m]
+O_MYAW = 50      # lateral absorber generalized moment on psi (gimbal yaw) [N m]
+NCH = 51
 
 # work array (per simulation scratch, float64[NWK])
 WK_FIF = 0      # interface force (3) and moment (3) of the last rhs evaluation
@@ -152,7 +155,10 @@ WK_ESC = 6      # sum of 1/2 k dn^2 over current contacts
 WK_CONTACT = 7  # any contact (1.0 / 0.0)
 WK_BOTTOM = 8   # head on the socket bottom
 WK_STATUS = 9
-NWK = 10
+WK_FAX = 10     # absorber loads of the last rhs evaluation: axial force, pitch and yaw moments
+WK_MPITCH = 11
+WK_MYAW = 12
+NWK = 13
 
 # latch / sensor scratch LF (float64[N_PL, NLF]): held force on the passive unit and its point (PU)
 LF_F = 0
@@ -175,7 +181,8 @@ def channel_names() -> tuple:
              "energy_dissipated_dampers", "energy_dissipated_hysteresis",
              "energy_dissipated_contact", "thrust_work",
              "momentum_x", "momentum_y", "momentum_z",
-             "angular_momentum_x", "angular_momentum_y", "angular_momentum_z"]
+             "angular_momentum_x", "angular_momentum_y", "angular_momentum_z",
+             "absorber_axial_force", "absorber_pitch_moment", "absorber_yaw_moment"]
     assert len(names) == NCH
     return tuple(names)
 

@@ -138,6 +138,9 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     v[O_PANG] = lx
     v[O_PANG + 1] = ly
     v[O_PANG + 2] = lz
+    v[O_FAX] = wk[WK_FAX]
+    v[O_MPITCH] = wk[WK_MPITCH]
+    v[O_MYAW] = wk[WK_MYAW]
     for j in range(chan.shape[0]):
         row[j] = v[chan[j]]
 

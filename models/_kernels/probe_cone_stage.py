@@ -342,6 +342,9 @@ def _rhs(t, y, P, mer, slots, table, toff, istate, fstate, latch, LF, dy, wk, M,
     wk[WK_ESC] = acc[11]
     wk[WK_CONTACT] = 1.0 if acc[12] > 0.0 else 0.0
     wk[WK_BOTTOM] = bottom
+    wk[WK_FAX] = f_ax
+    wk[WK_MPITCH] = m_th
+    wk[WK_MYAW] = m_psi
 
     # ---------------- assemble ----------------
     # contact forces: passive gets f (PU) at the points; head gets -f at its centre plus the

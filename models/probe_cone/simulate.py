@@ -58,7 +58,8 @@ _UNITS = {"t": "s", "stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad",
           "rel_vel_x": "m/s", "rel_vel_y": "m/s", "rel_vel_z": "m/s",
           "rel_roll": "rad", "rel_pitch": "rad", "rel_yaw": "rad",
           "rel_rate_x": "rad/s", "rel_rate_y": "rad/s", "rel_rate_z": "rad/s",
-          "thrust_work": "J"}
+          "thrust_work": "J", "absorber_axial_force": "N",
+          "absorber_pitch_moment": "N m", "absorber_yaw_moment": "N m"}
 CHANNEL_UNITS: dict[str, str] = {}
 for _n in CHANNELS:
     if _n in _UNITS:
