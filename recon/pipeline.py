@@ -20,8 +20,8 @@ from recon.problem import ReconstructionProblem
 from recon.result import (ReconstructionResult, fit_table, identifiability, laplace_samples,
                           summarize, summarize_derived, write_result)
 from recon.sample import SamplerSettings, run_ensembles
-from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, clock_offsets, event_summary, trajectory_from_forward,
-                              trajectory_table)
+from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, absorber_peaks, clock_offsets,
+                              event_summary, trajectory_from_forward, trajectory_table)
 
 __all__ = ["ReconstructSettings", "Derived", "reconstruct"]
 
@@ -163,6 +163,12 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                      "failed": int(np.count_nonzero(np.asarray(hist.status[1:]) != 0)),
                      "source": diagnostics["method"], "clock_offset": float(clock[0]),
                      "channels": list(hist.channels), "bands": dict(BAND_SUFFIXES)}
+        vals, units = absorber_peaks(hist)
+        ok = np.asarray(hist.status[1:]) == 0
+        peaks = summarize_derived({q: v[1:][ok] for q, v in vals.items()}, units,
+                                  {q: v[0] for q, v in vals.items()})
+        derived_out["loads"] = {**derived_out["loads"],
+                                **{q: e for q, e in peaks.items() if q not in derived_out["loads"]}}
     run_settings = {"engine": settings.to_dict(), "resume": resume,
                     "parameters": {p.name: {"unit": p.unit, "fixed": p.fixed} for p in
                                    sp.parameters},

@@ -32,6 +32,10 @@ Draws whose simulation failed are left out and counted in ``result.json``
 the telemetry clock, ``probability`` the fraction of the draws in which the event happened and
 the intervals its time over those draws (telemetry clock). Events that did not happen at the MAP
 but did in some draws follow with ``t = null``.
+
+When the forward model has absorber channels, ``result.json["loads"]`` also gets their peaks
+over the window (:func:`absorber_peaks`, same draws): ``peak_absorber_axial_force`` [N],
+``peak_absorber_pitch_moment`` and ``peak_absorber_yaw_moment`` [N*m] (largest magnitude).
 """
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ import numpy as np
 
 __all__ = ["TRAJECTORY_CHANNELS", "BAND_SUFFIXES", "Histories", "TrajectoryFn",
            "docking_trajectory", "trajectory_from_forward", "clock_offsets",
-           "trajectory_table", "event_summary"]
+           "trajectory_table", "event_summary", "absorber_peaks"]
 
 #: Channels of the trajectory file, in column order (those the forward model produces).
 TRAJECTORY_CHANNELS = (
@@ -232,3 +236,22 @@ def event_summary(hist: Histories, clock: np.ndarray) -> list[dict[str, Any]]:
                     "median": float(np.median(happened)) if happened.size else None,
                     "ci68": _q(happened, 0.68), "ci95": _q(happened, 0.95)})
     return sorted(out, key=lambda e: (e["t"] is None, e["t"] if e["t"] is not None else 0.0))
+
+
+_ABSORBER_PEAKS = {"absorber_axial_force": ("peak_absorber_axial_force", "N"),
+                   "absorber_pitch_moment": ("peak_absorber_pitch_moment", "N*m"),
+                   "absorber_yaw_moment": ("peak_absorber_yaw_moment", "N*m")}
+
+
+def absorber_peaks(hist: Histories) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Largest magnitude of each absorber channel over the window, per row ``(n,)`` (NaN for
+    failed rows), and the units; empty when the histories have no absorber channel."""
+    vals, units = {}, {}
+    for channel, (key, unit) in _ABSORBER_PEAKS.items():
+        if channel in hist.channels:
+            x = np.abs(np.asarray(hist.channels[channel], float))
+            with warnings.catch_warnings():  # failed rows are all NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                vals[key] = np.nanmax(x, axis=1)
+            units[key] = unit
+    return vals, units

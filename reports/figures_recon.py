@@ -40,8 +40,11 @@ def mark_events(ax, events: Sequence[tuple[str, float]], *, label_events: bool =
     for i, (name, t) in enumerate(events):
         ax.axvline(t, color="#7f7f7f", lw=0.7, ls=":", zorder=0)
         if label_events:
+            # a light box keeps the name readable where it crosses a curve
             ax.annotate(name, xy=(t, 1.0), xycoords=("data", "axes fraction"), xytext=(2, -2 - 8 * (i % 3)),
-                        textcoords="offset points", fontsize=6, color="#555555", va="top")
+                        textcoords="offset points", fontsize=6, color="#555555", va="top",
+                        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                              "alpha": 0.75})
     return ax
 
 

@@ -17,6 +17,13 @@ from reports.figures_recon import plot_band, plot_chain, plot_corner, plot_loop
 
 __all__ = ["build_reconstruction_report", "INITIAL_CONDITIONS"]
 
+#: corner-plot display of the small posterior spreads of a flight: velocities in mm/s, rates in
+#: millidegrees per second (spreads of a few 1e-3 deg/s would need long tick labels)
+_CORNER_DISPLAY = {"m/s": (1e3, "mm/s"), "rad/s": (180e3 / np.pi, "mdeg/s")}
+
+_TRANSLATION = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z")
+_ROTATION = ("rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
+
 INITIAL_CONDITIONS = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
                       "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
 
@@ -81,7 +88,8 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     loads = data.get("loads") or {}
     for name, label in (("peak_axial_force", "peak axial force"), ("peak_lateral_force",
                         "peak lateral force"), ("peak_bending_moment", "peak bending moment"),
-                        ("peak_torsion_moment", "peak torsion moment")):
+                        ("peak_torsion_moment", "peak torsion moment"),
+                        ("peak_absorber_axial_force", "peak axial absorber force")):
         if name in loads:
             items.append((label, with_interval(loads[name])))
     energy = data.get("energy") or {}
@@ -148,10 +156,11 @@ _LOAD_FIGURE = ("interface_loads", "Interface force (left) and moment (right) at
                          (("interface_force_z", "lateral force Fz"),
                           ("interface_moment_z", "moment Mz"))))
 
-_ABSORBER_FIGURE = ("absorber_histories", "Absorber loads",
-                    ((("absorber_axial_force", "axial absorber force"),),
-                     (("absorber_pitch_moment", "absorber pitch moment"),),
-                     (("absorber_yaw_moment", "absorber yaw moment"),)))
+_ABSORBER_FIGURE = ("absorber_histories", "Absorber loads: axial force on the probe stroke, "
+                    "generalized moments of the lateral absorber on the gimbal pitch and yaw",
+                    ((("absorber_axial_force", "axial force"),),
+                     (("absorber_pitch_moment", "pitch moment"),),
+                     (("absorber_yaw_moment", "yaw moment"),)))
 
 #: Hysteresis loops: (load column, its label, deflection column, its label).
 _LOOPS = (("absorber_axial_force", "axial absorber force", "stroke", "probe stroke"),
@@ -272,11 +281,12 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
                      "uncertainty.", "note")
     marks = _marked(events)
     out = []
-    blocks = [note]
+    blocks = []
     for name, caption, panels in _TRAJECTORY_FIGURES:
         fig = _history_figure(frame, units, panels, marks, caption, name)
         if fig is not None:
             blocks.append(fig)
+    blocks.append(note)
     table = _event_table(data)
     if table is not None:
         blocks.append(table)
@@ -325,27 +335,43 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     mcmc = diag.get("mcmc") or {}
     # chains only of an MCMC run: a --no-mcmc rerun into an old directory leaves its chains.h5
     chains = _read_chains(directory) if diag.get("method") == "mcmc" else None
-    ic_free = [n for n in INITIAL_CONDITIONS if n in free]
     if chains is not None and chains.shape[-1] == len(free):
         burn = chains.shape[0] // 2
         flat = chains[burn:].reshape(-1, chains.shape[-1])
-        idx = [free.index(n) for n in ic_free]
-        units = [data["parameters"][n].get("unit") for n in ic_free]
-        scaled = np.column_stack([flat[:, i] * display(u)[0] for i, u in zip(idx, units)])
-        labels = [f"{n} [{display(u)[1]}]" for n, u in zip(ic_free, units)]
-        fig = plot_corner(scaled, labels)
-        fig.set_size_inches(6.85, 6.85)
-        sections.append(Section("Posterior of the initial conditions",
-                                (figure_png(fig, "Corner plot of the initial conditions (second "
-                                            "half of the chains; 39 % and 86 % contours)",
-                                            name="corner"),)))
-        fig, axes = new_figure(len(free), 1, height_in=0.9 * len(free) + 0.5)
-        for j, (ax, name) in enumerate(zip(axes[:, 0], free)):
+        corners = []
+        for group, what in ((_TRANSLATION, "translation: lateral offsets and velocities"),
+                            (_ROTATION, "rotation: attitude angles and rates")):
+            names = [n for n in group if n in free]
+            if len(names) < 2:
+                continue
+            units = [_CORNER_DISPLAY.get(data["parameters"][n].get("unit"),
+                                         display(data["parameters"][n].get("unit")))
+                     for n in names]
+            cols = [flat[:, free.index(n)] for n in names]
+            # deviations from the posterior median: short tick labels, no offset notation
+            scaled = np.column_stack([(c - np.median(c)) * u[0] for c, u in zip(cols, units)])
+            labels = [f"Δ{n.removeprefix('rel_')} [{u[1]}]" for n, u in zip(names, units)]
+            fig = plot_corner(scaled, labels)
+            fig.set_size_inches(6.85, 6.85)
+            corners.append(figure_png(fig, f"Corner plot of the initial conditions, {what}: "
+                                      "deviation from the posterior median (the median is in "
+                                      "the parameter table); second half of the chains; 39 % "
+                                      "and 86 % contours, dashed: 16, 50, 84 % quantiles",
+                                      name=f"corner_{len(corners)}"))
+        if corners:
+            sections.append(Section("Posterior of the initial conditions", tuple(corners)))
+        ncol = 2 if len(free) > 4 else 1
+        nrow = -(-len(free) // ncol)
+        fig, axes = new_figure(nrow, ncol, height_in=0.95 * nrow + 0.5, sharex=True)
+        for j, name in enumerate(free):
+            ax = axes[j % nrow, j // nrow]
             unit = data["parameters"][name].get("unit")
             scale, shown = display(unit)
             plot_chain(chains[:, :, j], label=name, unit=shown, scale=scale, burn=burn, ax=ax)
-            if j < len(free) - 1:
+            if j % nrow < nrow - 1:
                 ax.set_xlabel("")
+        for j in range(len(free), nrow * ncol):
+            axes[j % nrow, j // nrow].set_visible(False)
         trace = figure_png(fig, "Walker traces of every free parameter (grey: discarded half)",
                            name="chains")
         rows = tuple((n, f"{(mcmc.get('tau') or {}).get(n, float('nan')):.3g}",
@@ -376,8 +402,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     if rows:
         sections.append(Section("Interface loads and energy", (Table(
             ("quantity", "unit", "MAP", "median", "68 %", "95 %"), rows,
-            caption="Peak interface loads at the passive unit and the energy ledger of the "
-                    "absorbers, over posterior draws."),)))
+            caption="Peak interface loads at the passive unit, peak absorber loads and the "
+                    "energy ledger of the absorbers, over posterior draws."),)))
 
     versions = data.get("versions", {})
     rows = tuple((k, str(v)) for k, v in settings.items() if not isinstance(v, (dict, list))) + \
