@@ -141,6 +141,14 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     for name in expect:
         # same kernel step by step (batch vs single entry point): equal to rounding
         np.testing.assert_allclose(f[name], tr[name], rtol=1e-9, atol=1e-9 * np.abs(tr[name]).max())
+    # the explicit trajectory function (for callers that build the forward model themselves)
+    # gives the same histories as the one derived from the problem's DockingForward
+    from recon.trajectory import docking_trajectory
+
+    full = prob.space.full(np.array([[params[n]["map"] for n in prob.names]]))
+    hist = docking_trajectory(scn, fwd, 5.0, 100.0)(full, prob.space.names)
+    for name in expect:
+        np.testing.assert_array_equal(hist.channels[name][0], f[name])
     events = {e["name"]: e for e in doc["events"]}
     assert set(events) == {e["name"] for e in tr.event_list()}
     for e in tr.event_list():
