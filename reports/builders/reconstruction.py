@@ -167,14 +167,6 @@ _LOOPS = (("absorber_axial_force", "axial absorber force", "stroke", "probe stro
           ("absorber_pitch_moment", "absorber pitch moment", "gimbal_pitch", "gimbal pitch"),
           ("absorber_yaw_moment", "absorber yaw moment", "gimbal_yaw", "gimbal yaw"))
 
-# display of trajectory channels: moments of tens of N m read better in N m than in kN m
-_TRAJ_DISPLAY = {"N m": (1.0, "N m"), "N*m": (1.0, "N m")}
-
-
-def _tdisplay(unit: str | None) -> tuple[float, str]:
-    return _TRAJ_DISPLAY.get(unit or "", display(unit))
-
-
 def _read_trajectory(directory: Path):
     """``trajectory.parquet`` and the unit of each column, or None."""
     path = directory / "trajectory.parquet"
@@ -208,7 +200,7 @@ def _history_figure(frame, units: dict, panels, events, caption: str, name: str)
                 ax.set_visible(False)
                 continue
             col, label = row[j]
-            scale, shown = _tdisplay(units.get(col))
+            scale, shown = display(units.get(col))
             plot_band(t, frame[col].to_numpy(), _band(frame, col, "_lo", "_hi"),
                       _band(frame, col, "_lo68", "_hi68"), label=label, unit=shown, scale=scale,
                       events=events, label_events=(i == 0), ax=ax)
@@ -230,8 +222,8 @@ def _loop_figure(frame, units: dict):
         return None
     fig, axes = new_figure(1, len(loops), height_in=2.6)
     for ax, (load, load_label, defl, defl_label) in zip(axes[0], loops):
-        ys, yu = _tdisplay(units.get(load))
-        xs, xu = _tdisplay(units.get(defl))
+        ys, yu = display(units.get(load))
+        xs, xu = display(units.get(defl))
         plot_loop(frame[defl].to_numpy(), frame[load].to_numpy(), label="MAP",
                   deflection_unit=xu, force_unit=yu, deflection_scale=xs, force_scale=ys,
                   deflection_label=defl_label, force_label=load_label, mark_ends=True,

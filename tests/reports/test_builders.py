@@ -62,6 +62,8 @@ def test_reconstruction_report(tmp_path):
         e = loads[key]
         assert f"{fmt(e['median'], 'N')} kN  (95 %: [{fmt(e['ci95'][0], 'N')}, " \
                f"{fmt(e['ci95'][1], 'N')}])" in html, key
+    bending = loads["peak_bending_moment"]
+    assert bending["unit"] == "N*m" and f"{fmt(bending['median'], 'N*m')} N m  (95 %" in html
     brake = data["energy"]["dissipated_brake"]
     assert f"{fmt(brake['median'], 'J')} J" in html
     capture = next(e for e in data["events"] if e["name"] == "capture")
