@@ -434,7 +434,8 @@ def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bo
 @click.option("--scenario", required=True, type=click.Path(path_type=str),
               help="Scenario TOML (may hold the run tables too).")
 @click.option("--output", "-o", required=True, type=click.Path(file_okay=False, path_type=str),
-              help="Result directory (result.json, chains.h5, fit.parquet).")
+              help="Result directory (result.json, chains.h5, fit.parquet, "
+                   "trajectory.parquet).")
 @click.option("--config", type=click.Path(path_type=str), default=None,
               help="Run TOML: [parameters], [observation], [model], [optimizer], [sampler].")
 @click.option("--seed", type=int, default=0, show_default=True)

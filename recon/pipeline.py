@@ -20,6 +20,8 @@ from recon.problem import ReconstructionProblem
 from recon.result import (ReconstructionResult, fit_table, identifiability, laplace_samples,
                           summarize, summarize_derived, write_result)
 from recon.sample import SamplerSettings, run_ensembles
+from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, absorber_peaks, clock_offsets,
+                              event_summary, trajectory_from_forward, trajectory_table)
 
 __all__ = ["ReconstructSettings", "Derived", "reconstruct"]
 
@@ -41,6 +43,7 @@ class ReconstructSettings:
     mcmc: bool = True
     sampler: SamplerSettings = SamplerSettings()
     draws: int = 200          # posterior draws for loads, energy and the predictive band
+    trajectory_draws: int = 200  # posterior draws for the bands of trajectory.parquet
     width_ratio: float = 0.8  # identifiability flag threshold
     # finite-difference step of the optimizer's and the Laplace Jacobian, fraction of each
     # prior's spread; models with event-driven contact need a secant wider than their
@@ -57,9 +60,11 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                 resume: bool = False,
                 first_guess: np.ndarray | Callable[[ReconstructionProblem], np.ndarray] | None = None,
                 loads: Derived | None = None, energy: Derived | None = None,
+                trajectory: TrajectoryFn | None = None,
                 extra_settings: Mapping[str, Any] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> ReconstructionResult:
-    """Run the reconstruction and write ``output``/{chains.h5, fit.parquet, result.json}.
+    """Run the reconstruction and write ``output``/{chains.h5, fit.parquet, trajectory.parquet,
+    result.json}.
 
     A stale ``result.json`` is removed first, so the directory never looks complete while the
     run is under way or after it failed.
@@ -80,13 +85,18 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         Extra optimizer start (analytic first guess).
     loads, energy
         Derived quantities of a batch of full parameter vectors (see :data:`Derived`).
+    trajectory
+        Histories of a batch of full parameter vectors for trajectory.parquet and the events
+        (:mod:`recon.trajectory`); default: the probe-cone histories when ``problem.forward``
+        is a :class:`recon.docking.DockingForward`, else no trajectory file.
     progress
         ``progress(stage, done, total)`` with stage ``"optimize"`` or ``"sample"``.
     """
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "result.json").unlink(missing_ok=True)
-    ss = np.random.SeedSequence(seed).spawn(3)
+    (out / "trajectory.parquet").unlink(missing_ok=True)  # not left from an earlier run
+    ss = np.random.SeedSequence(seed).spawn(4)  # children 0-2 as before the trajectory (3)
     sp = problem.space
 
     opt = multistart(problem, settings.starts, seed=int(ss[0].generate_state(1)[0]),
@@ -142,12 +152,34 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         derived_out[key] = summarize_derived({q: np.asarray(v)[1:] for q, v in vals.items()},
                                              units, at_map)
     fit = fit_table(problem, x_map, draws[: min(100, k)], rng)
+    traj, events, traj_info = None, None, None
+    traj_fn = trajectory if trajectory is not None else trajectory_from_forward(problem.forward)
+    if traj_fn is not None:
+        rng_t = np.random.default_rng(ss[3])
+        kt = min(settings.trajectory_draws, samples.shape[0])
+        tdraws = samples[rng_t.choice(samples.shape[0], size=kt, replace=False)]
+        full = sp.full(np.vstack([x_map[None, :], tdraws]))
+        hist = traj_fn(full, sp.names)
+        clock = clock_offsets(full, sp.names, problem.observation.clock_offset)
+        traj = trajectory_table(hist, clock)
+        events = event_summary(hist, clock)
+        traj_info = {"file": "trajectory.parquet", "draws": kt,
+                     "failed": int(np.count_nonzero(np.asarray(hist.status[1:]) != 0)),
+                     "source": diagnostics["method"], "clock_offset": float(clock[0]),
+                     "channels": list(hist.channels), "bands": dict(BAND_SUFFIXES)}
+        vals, units = absorber_peaks(hist)
+        ok = np.asarray(hist.status[1:]) == 0
+        peaks = summarize_derived({q: v[1:][ok] for q, v in vals.items()}, units,
+                                  {q: v[0] for q, v in vals.items()})
+        derived_out["loads"] = {**derived_out["loads"],
+                                **{q: e for q, e in peaks.items() if q not in derived_out["loads"]}}
     run_settings = {"engine": settings.to_dict(), "resume": resume,
                     "parameters": {p.name: {"unit": p.unit, "fixed": p.fixed} for p in
                                    sp.parameters},
                     "channels": list(problem.observation.names),
                     "telemetry": problem.telemetry.source, **dict(extra_settings or {})}
     result = ReconstructionResult(parameters, diagnostics, ident.to_dict(), derived_out["loads"],
-                                  derived_out["energy"], run_settings, seed)
-    write_result(out, result, fit)
+                                  derived_out["energy"], run_settings, seed, events=events,
+                                  trajectory=traj_info)
+    write_result(out, result, fit, traj)
     return result

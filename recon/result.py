@@ -2,14 +2,18 @@
 
 DIR/result.json::
 
-    {"parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
+    {"kind": "reconstruction",
+     "parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
                            "prior", "stderr"}},
      "diagnostics": {...}, "identifiability": {...}, "loads": {...}, "energy": {...},
-     "settings": {...}, "versions": {...}, "seed": N}
+     "settings": {...}, "versions": {...}, "seed": N,
+     "events": [...], "trajectory": {...}}      # when the forward model gives histories
 
-DIR/chains.h5 (emcee HDF5 backend, one group per ensemble) and DIR/fit.parquet (telemetry,
-best-fit model and 95 % posterior predictive band per channel). ``result.json`` is written
-last: a directory is complete exactly when it has one.
+DIR/chains.h5 (emcee HDF5 backend, one group per ensemble), DIR/fit.parquet (telemetry,
+best-fit model and 95 % posterior predictive band per channel) and DIR/trajectory.parquet
+(reconstructed histories at the MAP with 68 / 95 % posterior bands; layout, ``events`` and
+``trajectory`` in :mod:`recon.trajectory`). ``result.json`` is written last: a directory is
+complete exactly when it has one.
 
 Intervals are central (equal-tailed) posterior quantiles. Without MCMC (``--no-mcmc``) they are
 the Laplace approximation at the optimum (Gaussian with the inverse Gauss-Newton Hessian,
@@ -203,20 +207,30 @@ class ReconstructionResult:
     settings: dict[str, Any]
     seed: int | None
     versions: dict[str, str] = dataclasses.field(default_factory=versions)
+    events: list[dict[str, Any]] | None = None
+    trajectory: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"parameters": self.parameters, "diagnostics": self.diagnostics,
-                "identifiability": self.identifiability, "loads": self.loads,
-                "energy": self.energy, "settings": self.settings, "versions": self.versions,
-                "seed": self.seed}
+        d = {"kind": "reconstruction", "parameters": self.parameters,
+             "diagnostics": self.diagnostics, "identifiability": self.identifiability,
+             "loads": self.loads, "energy": self.energy, "settings": self.settings,
+             "versions": self.versions, "seed": self.seed}
+        if self.events is not None:
+            d["events"] = self.events
+        if self.trajectory is not None:
+            d["trajectory"] = self.trajectory
+        return d
 
 
 def write_result(directory: str | os.PathLike, result: ReconstructionResult,
-                 fit: tuple[Any, Mapping[str, str]] | None = None) -> Path:
-    """Write fit.parquet (if given), then result.json last, both atomically."""
+                 fit: tuple[Any, Mapping[str, str]] | None = None,
+                 trajectory: tuple[Any, Mapping[str, str]] | None = None) -> Path:
+    """Write fit.parquet and trajectory.parquet (if given), then result.json last, all
+    atomically."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    if fit is not None:
-        frame, units = fit
-        write_table(frame, directory / "fit.parquet", units)
+    for table, name in ((fit, "fit.parquet"), (trajectory, "trajectory.parquet")):
+        if table is not None:
+            frame, units = table
+            write_table(frame, directory / name, units)
     return write_json(result.to_dict(), directory / "result.json")

@@ -60,10 +60,12 @@ class Table:
 
 @dataclass(frozen=True)
 class Summary:
-    """The key-value box at the top of a report: ``items`` are (label, formatted value)."""
+    """The key-value box at the top of a report: ``items`` are (label, formatted value);
+    ``title`` is shown above the box when given (not by default: the box usually opens a
+    section already titled "Summary")."""
 
     items: tuple[tuple[str, str], ...]
-    title: str = "Summary"
+    title: str = ""
 
 
 @dataclass(frozen=True)

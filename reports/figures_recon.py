@@ -40,8 +40,11 @@ def mark_events(ax, events: Sequence[tuple[str, float]], *, label_events: bool =
     for i, (name, t) in enumerate(events):
         ax.axvline(t, color="#7f7f7f", lw=0.7, ls=":", zorder=0)
         if label_events:
+            # a light box keeps the name readable where it crosses a curve
             ax.annotate(name, xy=(t, 1.0), xycoords=("data", "axes fraction"), xytext=(2, -2 - 8 * (i % 3)),
-                        textcoords="offset points", fontsize=6, color="#555555", va="top")
+                        textcoords="offset points", fontsize=6, color="#555555", va="top",
+                        bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                              "alpha": 0.75})
     return ax
 
 
@@ -95,15 +98,36 @@ def plot_residuals(t: np.ndarray, residual: np.ndarray, *, label: str, unit: str
     return ax
 
 
-def plot_band(t: np.ndarray, best: np.ndarray, band: tuple[np.ndarray, np.ndarray] | None = None, *,
-              label: str, unit: str, scale: float = 1.0, color: str = _FIT, ax=None):
-    """A reconstructed history (best fit) with its posterior band."""
+def plot_band(t: np.ndarray, best: np.ndarray, band: tuple[np.ndarray, np.ndarray] | None = None,
+              band68: tuple[np.ndarray, np.ndarray] | None = None, *, label: str, unit: str,
+              scale: float = 1.0, events: Sequence[tuple[str, float]] = (),
+              label_events: bool = True, color: str = _FIT, ax=None):
+    """A reconstructed history at the MAP with its posterior bands.
+
+    Parameters
+    ----------
+    t
+        Time [s].
+    best
+        History at the MAP [SI].
+    band, band68
+        (lower, upper) pointwise 95 % and 68 % posterior bands [SI], or None.
+    label, unit, scale
+        Quantity name, display unit and display factor (values are multiplied by ``scale``).
+    events
+        (name, time [s]) marked as dotted lines, named when ``label_events``.
+    """
     ax = _axes(ax)
     if band is not None:
-        ax.fill_between(t, band[0] * scale, band[1] * scale, color=color, alpha=0.2, lw=0)
-    ax.plot(t, best * scale, color=color, label=label)
+        ax.fill_between(t, band[0] * scale, band[1] * scale, color=color, alpha=0.16, lw=0,
+                        label="95 % band")
+    if band68 is not None:
+        ax.fill_between(t, band68[0] * scale, band68[1] * scale, color=color, alpha=0.32, lw=0,
+                        label="68 % band")
+    ax.plot(t, best * scale, color=color, lw=1.0, label="MAP")
+    mark_events(ax, events, label_events=label_events)
     ax.set_xlabel("time [s]")
-    ax.set_ylabel(f"[{unit}]")
+    ax.set_ylabel(f"{label} [{unit}]")
     return ax
 
 
@@ -138,12 +162,24 @@ def plot_corner(samples: np.ndarray, labels: Sequence[str], *, truths: Sequence[
     return fig
 
 
-def plot_loop(deflection: np.ndarray, force: np.ndarray, *, label: str, deflection_unit: str = "mm",
-              force_unit: str = "kN", deflection_scale: float = 1e3, force_scale: float = 1e-3,
-              ax=None, **line_kw):
-    """Force against deflection of one absorber element: its hysteresis loop."""
+def plot_loop(deflection: np.ndarray, force: np.ndarray, *, label: str,
+              deflection_unit: str = "mm", force_unit: str = "kN", deflection_scale: float = 1e3,
+              force_scale: float = 1e-3, deflection_label: str = "deflection",
+              force_label: str = "force", mark_ends: bool = False, ax=None, **line_kw):
+    """Force against deflection of one absorber element along a path: its hysteresis loop.
+
+    ``mark_ends`` marks the first point (circle) and the last (square) so the direction of
+    travel reads off the figure.
+    """
     ax = _axes(ax)
-    ax.plot(deflection * deflection_scale, force * force_scale, label=label, **line_kw)
-    ax.set_xlabel(f"deflection [{deflection_unit}]")
-    ax.set_ylabel(f"force [{force_unit}]")
+    x, f = deflection * deflection_scale, force * force_scale
+    (line,) = ax.plot(x, f, label=label, **line_kw)
+    if mark_ends:
+        ok = np.flatnonzero(np.isfinite(x) & np.isfinite(f))
+        if ok.size:
+            ax.plot(x[ok[0]], f[ok[0]], "o", ms=4, mfc="white", color=line.get_color(),
+                    label="start")
+            ax.plot(x[ok[-1]], f[ok[-1]], "s", ms=4, color=line.get_color(), label="end")
+    ax.set_xlabel(f"{deflection_label} [{deflection_unit}]")
+    ax.set_ylabel(f"{force_label} [{force_unit}]")
     return ax

@@ -41,7 +41,8 @@ def _block(block) -> str:
         return f'<p class="{esc(block.kind)}">{esc(block.text)}</p>'
     if isinstance(block, Summary):
         rows = "".join(f"<tr><td>{esc(k)}</td><td><b>{esc(v)}</b></td></tr>" for k, v in block.items)
-        return f'<div class="summary"><h3>{esc(block.title)}</h3><table>{rows}</table></div>'
+        head = f"<h3>{esc(block.title)}</h3>" if block.title else ""
+        return f'<div class="summary">{head}<table>{rows}</table></div>'
     if isinstance(block, Table):
         head = "".join(f"<th>{esc(c)}</th>" for c in block.columns)
         body = []

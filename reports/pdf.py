@@ -38,7 +38,7 @@ def _styles():
 
 def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -> list:
     from reportlab.lib import colors
-    from reportlab.platypus import Image, KeepTogether, Spacer
+    from reportlab.platypus import Image, Spacer
     from reportlab.platypus import Paragraph as P
     from reportlab.platypus import Table as T
     from reportlab.platypus import TableStyle
@@ -54,7 +54,8 @@ def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -
             ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#f5f8fc")),
             ("VALIGN", (0, 0), (-1, -1), "TOP"),
         ]))
-        return [P(escape(block.title), styles["h3"]), table, Spacer(1, 8)]
+        head = [P(escape(block.title), styles["h3"])] if block.title else []
+        return [*head, table, Spacer(1, 8)]
     if isinstance(block, Table):
         head = [P(f"<b>{escape(c)}</b>", styles["cell"]) for c in block.columns]
         body = [[P(escape(c), styles["cell"] if j == 0 else styles["cellr"]) for j, c in enumerate(row)]
@@ -80,7 +81,11 @@ def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -
         if height > max_height:
             width, height = width * max_height / height, max_height
         image = Image(io.BytesIO(block.png), width=width, height=height)
-        return [KeepTogether([image, P(escape(block.caption), styles["caption"])])]
+        # keepWithNext rather than KeepTogether: reportlab chains keepWithNext flowables, so a
+        # section heading right before the figure stays on its page (a KeepTogether would not
+        # join the heading's chain)
+        image.keepWithNext = 1
+        return [image, P(escape(block.caption), styles["caption"])]
     raise TypeError(f"cannot render block of type {type(block).__name__}")
 
 

@@ -16,7 +16,8 @@ __all__ = ["display", "fmt", "interval", "with_interval", "prior_text", "paramet
 
 # SI unit -> (display factor, display unit)
 _DISPLAY = {"m": (1e3, "mm"), "rad": (180.0 / np.pi, "deg"), "rad/s": (180.0 / np.pi, "deg/s"),
-            "m/s": (1.0, "m/s"), "Pa": (1e-6, "MPa"), "N": (1e-3, "kN"), "N*m": (1e-3, "kN m"), "J": (1.0, "J"),
+            "m/s": (1.0, "m/s"), "Pa": (1e-6, "MPa"), "N": (1e-3, "kN"), "N*m": (1.0, "N m"), "N m": (1.0, "N m"),
+            "J": (1.0, "J"),
             "s": (1.0, "s"), "": (1.0, "-"), "1": (1.0, "0/1")}
 
 _CHANNEL_UNITS = {"stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad"}

@@ -1,6 +1,6 @@
 """Post-flight reconstruction report: built from a result directory (``result.json``,
-``fit.parquet``, ``chains.h5`` when MCMC ran). Reads results; computes only order statistics
-for display (no model is run).
+``fit.parquet``, ``trajectory.parquet``, ``chains.h5`` when MCMC ran). Reads results; computes
+only order statistics for display (no model is run).
 """
 from __future__ import annotations
 
@@ -13,9 +13,16 @@ from reports.document import Paragraph, Report, Section, Summary, Table, figure_
 from reports.figures import new_figure
 from reports.builders._common import (channel_figures, display, fmt, interval, parameter_table,
                                       read_fit, residual_figure, with_interval)
-from reports.figures_recon import plot_chain, plot_corner
+from reports.figures_recon import plot_band, plot_chain, plot_corner, plot_loop
 
 __all__ = ["build_reconstruction_report", "INITIAL_CONDITIONS"]
+
+#: corner-plot display of the small posterior spreads of a flight: velocities in mm/s, rates in
+#: millidegrees per second (spreads of a few 1e-3 deg/s would need long tick labels)
+_CORNER_DISPLAY = {"m/s": (1e3, "mm/s"), "rad/s": (180e3 / np.pi, "mdeg/s")}
+
+_TRANSLATION = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z")
+_ROTATION = ("rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
 
 INITIAL_CONDITIONS = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
                       "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
@@ -46,13 +53,33 @@ def _events(data: dict, fit=None) -> list[tuple[str, float]]:
     return out
 
 
+def _marked(events: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The events drawn on time axes: the latch closures are left out when capture (all
+    latches closed) is there, so the marks stay readable."""
+    names = {n for n, _ in events}
+    if "capture" in names:
+        return [(n, t) for n, t in events if not n.startswith("latch_")]
+    return list(events)
+
+
 def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: bool) -> Summary:
     params = data.get("parameters", {})
     items: list[tuple[str, str]] = []
     capture = dict(events).get("capture")
-    if capture is not None or has_capture_channel:
-        items.append(("capture", f"yes, at {capture:.3f} s (telemetry time)" if capture is not None
-                      else "no capture in the fitted window"))
+    entry = next((e for e in data.get("events") or [] if isinstance(e, dict)
+                  and e.get("name") == "capture"), {})
+    if capture is not None or has_capture_channel or entry:
+        if capture is not None:
+            text = f"yes, at {capture:.3f} s (telemetry time)"
+            if entry.get("ci95"):
+                text += f"  (95 %: [{entry['ci95'][0]:.3f}, {entry['ci95'][1]:.3f}])"
+            if entry.get("probability") is not None and entry["probability"] < 1:
+                text += f"; in {100 * entry['probability']:.0f} % of the posterior draws"
+        else:
+            text = "no capture in the fitted window"
+            if entry.get("probability"):
+                text += f" at the MAP (but in {100 * entry['probability']:.0f} % of the draws)"
+        items.append(("capture", text))
     for name, label in (("rel_vel_x", "closing velocity"), ("rel_pos_y", "lateral offset y"),
                         ("rel_pos_z", "lateral offset z"), ("rel_pitch", "pitch misalignment"),
                         ("rel_yaw", "yaw misalignment"), ("rel_roll", "roll misalignment")):
@@ -61,7 +88,8 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     loads = data.get("loads") or {}
     for name, label in (("peak_axial_force", "peak axial force"), ("peak_lateral_force",
                         "peak lateral force"), ("peak_bending_moment", "peak bending moment"),
-                        ("peak_torsion_moment", "peak torsion moment")):
+                        ("peak_torsion_moment", "peak torsion moment"),
+                        ("peak_absorber_axial_force", "peak axial absorber force")):
         if name in loads:
             items.append((label, with_interval(loads[name])))
     energy = data.get("energy") or {}
@@ -74,7 +102,11 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     diag = data.get("diagnostics", {})
     method = diag.get("method", "")
     status = (diag.get("mcmc") or {}).get("status")
-    items.append(("inference", f"{method}" + (f", sampler {status}" if status else "")))
+    if method == "laplace":
+        how = "Laplace approximation at the MAP (no MCMC run, --no-mcmc)"
+    else:
+        how = f"{method}" + (f", sampler {status}" if status else "")
+    items.append(("inference", how))
     return Summary(tuple(items), title="Key results (median and 95 % interval)")
 
 
@@ -103,6 +135,172 @@ def _free_names(data: dict) -> list[str]:
             if (e.get("prior") or {}).get("kind") != "fixed"]
 
 
+#: Trajectory figures: (file stem, caption, panels as rows of (column, label)).
+_TRAJECTORY_FIGURES = (
+    ("trajectory_translation", "Relative position (left) and velocity (right) of the active "
+     "unit in the passive unit frame",
+     ((("rel_pos_x", "x position"), ("rel_vel_x", "x velocity")),
+      (("rel_pos_y", "y position"), ("rel_vel_y", "y velocity")),
+      (("rel_pos_z", "z position"), ("rel_vel_z", "z velocity")))),
+    ("trajectory_rotation", "Relative attitude angles (left) and angular rates (right)",
+     ((("rel_roll", "roll"), ("rel_rate_x", "x rate")),
+      (("rel_pitch", "pitch"), ("rel_rate_y", "y rate")),
+      (("rel_yaw", "yaw"), ("rel_rate_z", "z rate")))),
+)
+
+_LOAD_FIGURE = ("interface_loads", "Interface force (left) and moment (right) at the passive "
+                "unit", ((("interface_force_x", "axial force Fx"),
+                          ("interface_moment_x", "torsion Mx")),
+                         (("interface_force_y", "lateral force Fy"),
+                          ("interface_moment_y", "moment My")),
+                         (("interface_force_z", "lateral force Fz"),
+                          ("interface_moment_z", "moment Mz"))))
+
+_ABSORBER_FIGURE = ("absorber_histories", "Absorber loads: axial force on the probe stroke, "
+                    "generalized moments of the lateral absorber on the gimbal pitch and yaw",
+                    ((("absorber_axial_force", "axial force"),),
+                     (("absorber_pitch_moment", "pitch moment"),),
+                     (("absorber_yaw_moment", "yaw moment"),)))
+
+#: Hysteresis loops: (load column, its label, deflection column, its label).
+_LOOPS = (("absorber_axial_force", "axial absorber force", "stroke", "probe stroke"),
+          ("absorber_pitch_moment", "absorber pitch moment", "gimbal_pitch", "gimbal pitch"),
+          ("absorber_yaw_moment", "absorber yaw moment", "gimbal_yaw", "gimbal yaw"))
+
+def _read_trajectory(directory: Path):
+    """``trajectory.parquet`` and the unit of each column, or None."""
+    path = directory / "trajectory.parquet"
+    if not path.exists():
+        return None
+    from recon.io import read_table
+
+    return read_table(path, {"t": "s", "t_model": "s"})
+
+
+def _band(frame, name: str, lo: str, hi: str):
+    if f"{name}{lo}" in frame.columns and f"{name}{hi}" in frame.columns:
+        return frame[f"{name}{lo}"].to_numpy(), frame[f"{name}{hi}"].to_numpy()
+    return None
+
+
+def _history_figure(frame, units: dict, panels, events, caption: str, name: str):
+    """A grid of history panels (rows of (column, label)); None when no column is there."""
+    rows = [[p for p in row if p[0] in frame.columns] for row in panels]
+    rows = [r for r in rows if r]
+    if not rows:
+        return None
+    ncols = max(len(r) for r in rows)
+    fig, axes = new_figure(len(rows), ncols, height_in=1.75 * len(rows) + 0.45)
+    t = frame["t"].to_numpy()
+    first = True
+    for i, row in enumerate(rows):
+        for j in range(ncols):
+            ax = axes[i, j]
+            if j >= len(row):
+                ax.set_visible(False)
+                continue
+            col, label = row[j]
+            scale, shown = display(units.get(col))
+            plot_band(t, frame[col].to_numpy(), _band(frame, col, "_lo", "_hi"),
+                      _band(frame, col, "_lo68", "_hi68"), label=label, unit=shown, scale=scale,
+                      events=events, label_events=(i == 0), ax=ax)
+            if i < len(rows) - 1:
+                ax.set_xlabel("")
+            if first:
+                handles, labels = ax.get_legend_handles_labels()
+                first = False
+    # one legend for the figure, above the panels, so it hides no curve
+    fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), fontsize=7,
+               frameon=False)
+    return figure_png(fig, caption + ": MAP (line) with the pointwise 68 % and 95 % posterior "
+                      "bands; event times marked (telemetry clock).", name=name)
+
+
+def _loop_figure(frame, units: dict):
+    loops = [lp for lp in _LOOPS if lp[0] in frame.columns and lp[2] in frame.columns]
+    if not loops:
+        return None
+    fig, axes = new_figure(1, len(loops), height_in=2.6)
+    for ax, (load, load_label, defl, defl_label) in zip(axes[0], loops):
+        ys, yu = display(units.get(load))
+        xs, xu = display(units.get(defl))
+        plot_loop(frame[defl].to_numpy(), frame[load].to_numpy(), label="MAP",
+                  deflection_unit=xu, force_unit=yu, deflection_scale=xs, force_scale=ys,
+                  deflection_label=defl_label, force_label=load_label, mark_ends=True,
+                  color="#c0392b", lw=0.9, ax=ax)
+    axes[0, 0].legend(loc="best", fontsize=6.5)
+    return figure_png(fig, "Absorber hysteresis loops of the MAP trajectory (circle: start of "
+                      "the window, square: end). The posterior bands of each load are in the "
+                      "absorber histories: a band in the loop plane is not drawn because "
+                      "deflection and load are uncertain together.", name="absorber_loops")
+
+
+def _event_table(data: dict):
+    rows = []
+    for e in data.get("events") or []:
+        if not isinstance(e, dict):
+            continue
+        t = e.get("t")
+        ci = e.get("ci95")
+        prob = e.get("probability")
+        rows.append((str(e.get("name")), "—" if t is None else f"{t:.3f}",
+                     "—" if e.get("t_model") is None else f"{e['t_model']:.3f}",
+                     "n/a" if not ci else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                     "n/a" if prob is None else f"{100 * prob:.0f} %"))
+    if not rows:
+        return None
+    return Table(("event", "time at MAP [s]", "from start [s]", "95 % interval [s]",
+                  "in draws"), tuple(rows),
+                 caption="Events of the MAP trajectory on the telemetry clock, the time from "
+                         "the start of the simulated window, and the spread over the posterior "
+                         "draws (— : not at the MAP).")
+
+
+def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
+    loaded = _read_trajectory(directory)
+    info = data.get("trajectory") or {}
+    if loaded is None:
+        return [Section("Reconstructed relative trajectory", (Paragraph(
+            "trajectory.parquet is missing: no trajectory, load or absorber figures.",
+            "warning"),))]
+    frame, units = loaded
+    source = {"mcmc": "MCMC samples", "laplace": "Laplace draws (Gaussian at the MAP)"}.get(
+        info.get("source"), info.get("source", "posterior draws"))
+    note = Paragraph(f"Bands are pointwise quantiles over {info.get('draws', 'n/a')} "
+                     f"{source}" + (f" ({info['failed']} failed simulations left out)"
+                                    if info.get("failed") else "") +
+                     "; each draw is read on its own clock, so the bands include the timing "
+                     "uncertainty.", "note")
+    marks = _marked(events)
+    out = []
+    blocks = []
+    for name, caption, panels in _TRAJECTORY_FIGURES:
+        fig = _history_figure(frame, units, panels, marks, caption, name)
+        if fig is not None:
+            blocks.append(fig)
+    blocks.append(note)
+    table = _event_table(data)
+    if table is not None:
+        blocks.append(table)
+    out.append(Section("Reconstructed relative trajectory", tuple(blocks)))
+    fig = _history_figure(frame, units, _LOAD_FIGURE[2], marks, _LOAD_FIGURE[1], _LOAD_FIGURE[0])
+    if fig is not None:
+        out.append(Section("Interface load histories", (fig,)))
+    blocks = []
+    fig = _loop_figure(frame, units)
+    if fig is not None:
+        blocks.append(fig)
+    fig = _history_figure(frame, units, _ABSORBER_FIGURE[2], marks, _ABSORBER_FIGURE[1],
+                          _ABSORBER_FIGURE[0])
+    if fig is not None:
+        blocks.append(fig)
+    if not blocks:
+        blocks.append(Paragraph("This result has no absorber channels (a forward model without "
+                                "absorber outputs): no hysteresis loops.", "note"))
+    out.append(Section("Absorber hysteresis loops", tuple(blocks)))
+    return out
+
+
 def build_reconstruction_report(data: dict, path: Path) -> Report:
     """The reconstruction report of ``path`` (a ``result.json``) and the files beside it."""
     directory = path.parent
@@ -112,7 +310,7 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     has_capture = fit is not None and "capture_fit" in fit.columns
     sections = [Section("Summary", (_summary(data, events, has_capture),))]
     if fit is not None:
-        blocks = tuple(channel_figures(fit, events))
+        blocks = tuple(channel_figures(fit, _marked(events)))
         residuals = residual_figure(fit)
         sections.append(Section("Telemetry against the reconstruction", blocks))
         if residuals:
@@ -122,32 +320,50 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                                 (Paragraph("fit.parquet is missing: no channel figures.", "warning"),)))
 
     sections.append(Section("Parameters", (parameter_table(data),)))
+    sections += _trajectory_sections(data, directory, events)
 
     free = _free_names(data)
-    chains = _read_chains(directory)
     diag = data.get("diagnostics", {})
     mcmc = diag.get("mcmc") or {}
-    ic_free = [n for n in INITIAL_CONDITIONS if n in free]
+    # chains only of an MCMC run: a --no-mcmc rerun into an old directory leaves its chains.h5
+    chains = _read_chains(directory) if diag.get("method") == "mcmc" else None
     if chains is not None and chains.shape[-1] == len(free):
         burn = chains.shape[0] // 2
         flat = chains[burn:].reshape(-1, chains.shape[-1])
-        idx = [free.index(n) for n in ic_free]
-        units = [data["parameters"][n].get("unit") for n in ic_free]
-        scaled = np.column_stack([flat[:, i] * display(u)[0] for i, u in zip(idx, units)])
-        labels = [f"{n} [{display(u)[1]}]" for n, u in zip(ic_free, units)]
-        fig = plot_corner(scaled, labels)
-        fig.set_size_inches(6.85, 6.85)
-        sections.append(Section("Posterior of the initial conditions",
-                                (figure_png(fig, "Corner plot of the initial conditions (second "
-                                            "half of the chains; 39 % and 86 % contours)",
-                                            name="corner"),)))
-        fig, axes = new_figure(len(free), 1, height_in=0.9 * len(free) + 0.5)
-        for j, (ax, name) in enumerate(zip(axes[:, 0], free)):
+        corners = []
+        for group, what in ((_TRANSLATION, "translation: lateral offsets and velocities"),
+                            (_ROTATION, "rotation: attitude angles and rates")):
+            names = [n for n in group if n in free]
+            if len(names) < 2:
+                continue
+            units = [_CORNER_DISPLAY.get(data["parameters"][n].get("unit"),
+                                         display(data["parameters"][n].get("unit")))
+                     for n in names]
+            cols = [flat[:, free.index(n)] for n in names]
+            # deviations from the posterior median: short tick labels, no offset notation
+            scaled = np.column_stack([(c - np.median(c)) * u[0] for c, u in zip(cols, units)])
+            labels = [f"Δ{n.removeprefix('rel_')} [{u[1]}]" for n, u in zip(names, units)]
+            fig = plot_corner(scaled, labels)
+            fig.set_size_inches(6.85, 6.85)
+            corners.append(figure_png(fig, f"Corner plot of the initial conditions, {what}: "
+                                      "deviation from the posterior median (the median is in "
+                                      "the parameter table); second half of the chains; 39 % "
+                                      "and 86 % contours, dashed: 16, 50, 84 % quantiles",
+                                      name=f"corner_{len(corners)}"))
+        if corners:
+            sections.append(Section("Posterior of the initial conditions", tuple(corners)))
+        ncol = 2 if len(free) > 4 else 1
+        nrow = -(-len(free) // ncol)
+        fig, axes = new_figure(nrow, ncol, height_in=0.95 * nrow + 0.5, sharex=True)
+        for j, name in enumerate(free):
+            ax = axes[j % nrow, j // nrow]
             unit = data["parameters"][name].get("unit")
             scale, shown = display(unit)
             plot_chain(chains[:, :, j], label=name, unit=shown, scale=scale, burn=burn, ax=ax)
-            if j < len(free) - 1:
+            if j % nrow < nrow - 1:
                 ax.set_xlabel("")
+        for j in range(len(free), nrow * ncol):
+            axes[j % nrow, j // nrow].set_visible(False)
         trace = figure_png(fig, "Walker traces of every free parameter (grey: discarded half)",
                            name="chains")
         rows = tuple((n, f"{(mcmc.get('tau') or {}).get(n, float('nan')):.3g}",
@@ -160,10 +376,15 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                            f"acceptance fraction per ensemble "
                            f"{', '.join(f'{a:.2f}' for a in mcmc.get('acceptance_fraction', []))}.")
         sections.append(Section("Chains and convergence", (trace, status, conv)))
+    elif diag.get("method") == "laplace":
+        sections.append(Section("Chains and convergence", (Paragraph(
+            "No MCMC run (--no-mcmc): intervals are Laplace, i.e. from the Gaussian "
+            "approximation of the posterior at the MAP (inverse Gauss-Newton Hessian, clipped "
+            "to the prior bounds). No corner plot or chain traces.", "note"),)))
     else:
         sections.append(Section("Chains and convergence", (Paragraph(
-            f"No MCMC chains in this result (method: {diag.get('method', 'n/a')}); intervals come "
-            "from the Laplace approximation at the optimum.", "note"),)))
+            f"No chains in this result directory (method: {diag.get('method', 'n/a')}): no "
+            "corner plot or chain traces.", "warning"),)))
 
     loads = data.get("loads") or {}
     energy = data.get("energy") or {}
@@ -173,8 +394,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     if rows:
         sections.append(Section("Interface loads and energy", (Table(
             ("quantity", "unit", "MAP", "median", "68 %", "95 %"), rows,
-            caption="Peak interface loads at the passive unit and the energy ledger of the "
-                    "absorbers, over posterior draws."),)))
+            caption="Peak interface loads at the passive unit, peak absorber loads and the "
+                    "energy ledger of the absorbers, over posterior draws."),)))
 
     versions = data.get("versions", {})
     rows = tuple((k, str(v)) for k, v in settings.items() if not isinstance(v, (dict, list))) + \

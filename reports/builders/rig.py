@@ -25,7 +25,9 @@ def build_rig_report(data: dict, path: Path) -> Report:
                                           if (p.get("prior") or {}).get("kind") != "fixed"])))]
     for key in ("cost", "nfev", "status", "message", "fisher_rank"):
         if key in diag:
-            items.append((key.replace("_", " "), str(diag[key])))
+            value = diag[key]
+            items.append((key.replace("_", " "),
+                          f"{value:.6g}" if isinstance(value, float) else str(value)))
     if "fisher_rank" in ident:
         items.append(("Fisher information rank", str(ident["fisher_rank"])))
     items.append(("not separable by this record", ", ".join(map(str, not_sep)) or "none"))

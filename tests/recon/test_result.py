@@ -22,8 +22,10 @@ def test_result_directory_schema(tmp_path):
     res = reconstruct(prob, out, settings=QUICK, seed=4,
                       loads=lambda full, names: ({"peak": full[:, 0] + full[:, 1]}, {"peak": "m"}))
     doc = json.loads((out / "result.json").read_text())
-    assert set(doc) == {"parameters", "diagnostics", "identifiability", "loads", "energy",
-                        "settings", "versions", "seed"}
+    # no trajectory function for this forward model: no events, no trajectory.parquet
+    assert set(doc) == {"kind", "parameters", "diagnostics", "identifiability", "loads",
+                        "energy", "settings", "versions", "seed"}
+    assert doc["kind"] == "reconstruction" and not (out / "trajectory.parquet").exists()
     assert doc["seed"] == 4
     for name in "abc":
         p = doc["parameters"][name]

@@ -35,31 +35,49 @@ def _pdf_text(path: Path) -> tuple[str, int]:
 
 
 def test_reconstruction_report(tmp_path):
+    """The stored result is a short real MCMC run (make_results.py): every section, the
+    summary numbers of result.json, the events, and every figure, in HTML and PDF."""
     shutil.copytree(DATA / "reconstruction", tmp_path / "run")
     html_path, pdf_path = _render(tmp_path / "run")
     assert html_path.name == "report.html" and pdf_path.name == "report.pdf"
     html = html_path.read_text()
     _check_self_contained(html)
     data = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert data["kind"] == "reconstruction" and data["diagnostics"]["method"] == "mcmc"
     for section in ("Summary", "Telemetry against the reconstruction", "Residuals", "Parameters",
-                    "Posterior of the initial conditions", "Chains and convergence",
-                    "Interface loads and energy", "Settings, seed and versions"):
-        assert f"<h2>{section}</h2>" in html, section
+                    "Reconstructed relative trajectory", "Interface load histories",
+                    "Absorber hysteresis loops", "Posterior of the initial conditions",
+                    "Chains and convergence", "Interface loads and energy",
+                    "Settings, seed and versions"):
+        assert html.count(f"<h2>{section}</h2>") == 1, section
+    assert html.count(">Summary<") == 1  # no second "Summary" heading inside the box
     # the summary shows the result's numbers (median, 95 % interval) in display units
     v = data["parameters"]["rel_vel_x"]
     assert f"{fmt(v['median'], 'm/s')} m/s  (95 %: [{fmt(v['ci95'][0], 'm/s')}, " \
            f"{fmt(v['ci95'][1], 'm/s')}])" in html
     y = data["parameters"]["rel_pos_y"]
     assert f"{fmt(y['median'], 'm')} mm" in html
-    peak = data["loads"]["peak_axial_force"]
-    assert f"{fmt(peak['median'], 'N')} kN" in html
+    loads = data["loads"]
+    for key in ("peak_axial_force", "peak_absorber_axial_force"):
+        e = loads[key]
+        assert f"{fmt(e['median'], 'N')} kN  (95 %: [{fmt(e['ci95'][0], 'N')}, " \
+               f"{fmt(e['ci95'][1], 'N')}])" in html, key
+    bending = loads["peak_bending_moment"]
+    assert bending["unit"] == "N*m" and f"{fmt(bending['median'], 'N*m')} N m  (95 %" in html
     brake = data["energy"]["dissipated_brake"]
     assert f"{fmt(brake['median'], 'J')} J" in html
-    assert "capture" in html and "yes, at" in html
+    capture = next(e for e in data["events"] if e["name"] == "capture")
+    assert f"yes, at {capture['t']:.3f} s (telemetry time)  (95 %: [{capture['ci95'][0]:.3f}, " \
+           f"{capture['ci95'][1]:.3f}])" in html
+    # the event table: every event of the result with its time on the telemetry clock
+    for e in data["events"]:
+        assert f"<td>{e['name']}</td><td>{e['t']:.3f}</td><td>{e['t_model']:.3f}</td>" in html
+    assert "No MCMC run" not in html and "Sampler stopped: step_limit" in html
     # every parameter in the table
     for name in data["parameters"]:
         assert f"<td>{name}</td>" in html
-    # figures: channel fits (3 per figure), residuals (4 per figure), corner, chains
+    # figures: channel fits (3 per figure), residuals (4 per figure), the trajectory (2), the
+    # interface loads, the absorber loops and histories, two corner plots, the chains
     import pandas as pd
 
     fit = pd.read_parquet(tmp_path / "run" / "fit.parquet")
@@ -67,10 +85,13 @@ def test_reconstruction_report(tmp_path):
     fit_channels = len(channels)
     analog = sum(not set(fit[c].dropna().unique()) <= {0.0, 1.0} for c in channels)
     assert fit_channels >= 10 and analog >= 9  # stroke, 2 gimbal angles, 6 rates (+ flags)
-    n_fig = -(-fit_channels // 3) + -(-analog // 4) + 2
-    assert html.count("data:image/png;base64,") == n_fig
+    names = ([f"fit_{i}" for i in range(-(-fit_channels // 3))]
+             + [f"residuals_{i}" for i in range(-(-analog // 4))]
+             + ["trajectory_translation", "trajectory_rotation", "interface_loads",
+                "absorber_loops", "absorber_histories", "corner_0", "corner_1", "chains"])
+    assert re.findall(r'<figure id="([^"]+)">', html) == names
     text, images = _pdf_text(pdf_path)
-    assert images == n_fig
+    assert images == len(names)
     assert "Post-flight docking reconstruction" in text
     assert fmt(v["median"], "m/s") in text
 
@@ -96,6 +117,7 @@ def test_hysteresis_report(tmp_path, monkeypatch):
     for section in ("Summary", "Measured and fitted loops", "Fitted parameters",
                     "Settings and versions"):
         assert f"<h2>{section}</h2>" in html
+    assert html.count(">Summary<") == 1  # the box has no second "Summary" heading
     assert f"{data['residual_rms']:.4g} N" in html
     assert html.count("data:image/png;base64,") == 1
     _, images = _pdf_text(pdf_path)
@@ -110,6 +132,7 @@ def test_rig_report(tmp_path):
     data = json.loads((tmp_path / "rig" / "result.json").read_text())
     for section in ("Summary", "Parameters", "Record against the identified model", "Residuals"):
         assert f"<h2>{section}</h2>" in html
+    assert html.count(">Summary<") == 1  # the box has no second "Summary" heading
     for name in data["parameters"]:
         assert f"<td>{name}</td>" in html
     text, images = _pdf_text(pdf_path)

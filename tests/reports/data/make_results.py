@@ -1,13 +1,13 @@
 """Regenerate the small stored results the report tests render (run from the repository root).
 
-* ``reconstruction/result.json``, ``fit.parquet``: ``dockrecon reconstruct
+* ``reconstruction/``: ``python tests/reports/data/make_results.py`` runs ``dockrecon reconstruct
   telemetry_samples/flights/nominal.parquet --scenario models/probe_cone/presets/reference.toml
-  --config telemetry_samples/flights/run.toml --no-mcmc --seed 1 -o tests/reports/data/reconstruction``
-  (then the report files removed);
-* ``reconstruction/chains.h5``: written by this script: two short emcee ensembles (24 walkers,
-  30 steps, seed 7) sampling the Laplace (Gaussian) approximation of that result, in the layout
-  ``recon.sample`` writes (groups ``ensemble_k`` of an emcee HDF backend), so the chain and
-  corner figures have real chains to draw;
+  --config telemetry_samples/flights/run.toml --seed 1 --walkers 28 --steps 40
+  -o tests/reports/data/reconstruction`` (through :func:`recon.docking.reconstruct_flight`): a real
+  but short MCMC run (it stops at its step limit, which the report shows), writing result.json,
+  fit.parquet, trajectory.parquet and chains.h5; chains.h5 is then rewritten with gzip
+  compression (same datasets, attributes and values: emcee reads it back identically), 1.2 MB
+  -> 0.12 MB;
 * ``hysteresis.json``: ``dockrecon identify hysteresis telemetry_samples/static/lateral_double_loop.csv
   --element telemetry_samples/static/lateral_double_loop.start.toml --output tests/reports/data/hysteresis.json``;
 * ``rig/``: ``dockrecon identify rig telemetry_samples/rig/step.parquet --config
@@ -15,34 +15,50 @@
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-import emcee
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 
 
-def write_chains() -> None:
-    data = json.loads((HERE / "reconstruction" / "result.json").read_text())
-    free = [n for n, e in data["parameters"].items() if e["prior"].get("kind") != "fixed"]
-    mean = np.array([data["parameters"][n]["map"] for n in free])
-    sd = np.array([max(data["parameters"][n]["stderr"], 1e-9) for n in free])
-    path = HERE / "reconstruction" / "chains.h5"
-    path.unlink(missing_ok=True)
-    rng = np.random.default_rng(7)
+def write_reconstruction() -> None:
+    import shutil
 
-    def log_prob(x):
-        return -0.5 * np.sum(((x - mean) / sd) ** 2, axis=-1)
+    from models.probe_cone import preset_path
+    from recon.docking import reconstruct_flight
+    from telemetry_samples import SAMPLES_DIR
 
-    for k in range(2):
-        backend = emcee.backends.HDFBackend(str(path), name=f"ensemble_{k}", compression="gzip")
-        backend.reset(24, len(free))
-        sampler = emcee.EnsembleSampler(24, len(free), log_prob, vectorize=True, backend=backend)
-        sampler.random_state = np.random.RandomState(7 + k).get_state()
-        sampler.run_mcmc(mean + sd * rng.normal(size=(24, len(free))), 30, progress=False)
+    out = HERE / "reconstruction"
+    shutil.rmtree(out, ignore_errors=True)
+    flights = SAMPLES_DIR / "flights"
+    reconstruct_flight(flights / "nominal.parquet", preset_path("reference"), out,
+                       config=flights / "run.toml", seed=1, walkers=28, steps=40)
+    _recompress(out / "chains.h5")
+
+
+def _recompress(path: Path) -> None:
+    """Rewrite an HDF5 file with gzip-compressed datasets (same groups, datasets, attributes)."""
+    import h5py
+
+    tmp = path.with_name(path.name + ".tmp")
+
+    def copy(src, dst):
+        for k, v in src.attrs.items():
+            dst.attrs[k] = v
+        for name, item in src.items():
+            if isinstance(item, h5py.Group):
+                copy(item, dst.create_group(name))
+                continue
+            kw = dict(compression="gzip", compression_opts=9, shuffle=True) if item.size > 16 else {}
+            resizable = item.maxshape != item.shape
+            d = dst.create_dataset(name, data=item[()], maxshape=item.maxshape,
+                                   chunks=True if resizable else None, **kw)
+            for k, v in item.attrs.items():
+                d.attrs[k] = v
+
+    with h5py.File(path, "r") as a, h5py.File(tmp, "w") as b:
+        copy(a, b)
+    tmp.replace(path)
 
 
 if __name__ == "__main__":
-    write_chains()
+    write_reconstruction()

@@ -1,0 +1,257 @@
+"""Reconstructed trajectory with posterior bands, and the events of the reconstruction.
+
+``DIR/trajectory.parquet`` (written by :func:`recon.pipeline.reconstruct` when the forward
+model can produce histories; units in the Parquet field metadata ``unit``)::
+
+    t            [s]   telemetry clock: simulation time + the MAP clock offset (the clock of
+                       fit.parquet, so the two tables plot on one axis)
+    t_model      [s]   simulation time (from the start plane)
+    NAME         [SI]  the history at the MAP parameters
+    NAME_lo      [SI]  2.5 % posterior quantile  } 95 % band: the suffixes of fit.parquet
+    NAME_hi      [SI]  97.5 % posterior quantile }
+    NAME_lo68    [SI]  16 % posterior quantile   } 68 % band
+    NAME_hi68    [SI]  84 % posterior quantile   }
+
+for every NAME of :data:`TRAJECTORY_CHANNELS` the forward model produces: the relative state
+(``rel_pos_x`` ... ``rel_rate_z``), the interface loads at the passive unit
+(``interface_force_*`` [N], ``interface_moment_*`` [N m]), the probe ``stroke`` [m], the gimbal
+angles [rad] and the absorber channels ``absorber_axial_force`` [N],
+``absorber_pitch_moment`` / ``absorber_yaw_moment`` [N m].
+
+The bands are pointwise quantiles over posterior draws: MCMC samples when the chains ran,
+Laplace draws (Gaussian at the MAP with the inverse Gauss-Newton Hessian) otherwise. Each draw
+is read on its own clock: its value at telemetry time :math:`\\tau` is
+:math:`x_i(\\tau - \\delta_i)` with its own clock offset :math:`\\delta_i`, linearly interpolated,
+so the band also carries the timing uncertainty (as fit.parquet's predictive band does). A
+draw has no value outside its simulated window (NaN there; the quantiles use the others).
+Draws whose simulation failed are left out and counted in ``result.json``
+(``trajectory.failed``).
+
+``result.json["events"]`` lists the events of the MAP trajectory in time order,
+``{"name", "t", "t_model", "unit": "s", "probability", "median", "ci68", "ci95"}`` with ``t`` on
+the telemetry clock, ``probability`` the fraction of the draws in which the event happened and
+the intervals its time over those draws (telemetry clock). Events that did not happen at the MAP
+but did in some draws follow with ``t = null``.
+
+When the forward model has absorber channels, ``result.json["loads"]`` also gets their peaks
+over the window (:func:`absorber_peaks`, same draws): ``peak_absorber_axial_force`` [N],
+``peak_absorber_pitch_moment`` and ``peak_absorber_yaw_moment`` [N*m] (largest magnitude).
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TRAJECTORY_CHANNELS", "BAND_SUFFIXES", "Histories", "TrajectoryFn",
+           "docking_trajectory", "trajectory_from_forward", "clock_offsets",
+           "trajectory_table", "event_summary", "absorber_peaks"]
+
+#: Channels of the trajectory file, in column order (those the forward model produces).
+TRAJECTORY_CHANNELS = (
+    "rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
+    "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z",
+    "interface_force_x", "interface_force_y", "interface_force_z",
+    "interface_moment_x", "interface_moment_y", "interface_moment_z",
+    "stroke", "gimbal_pitch", "gimbal_yaw",
+    "absorber_axial_force", "absorber_pitch_moment", "absorber_yaw_moment",
+)
+
+#: Column suffix -> posterior quantile of the band columns.
+BAND_SUFFIXES = {"_lo": 0.025, "_lo68": 0.16, "_hi68": 0.84, "_hi": 0.975}
+
+
+@dataclasses.dataclass(frozen=True)
+class Histories:
+    """Simulated histories of a batch of parameter vectors.
+
+    Attributes
+    ----------
+    t
+        Simulation time [s], ``(n_t,)``, increasing.
+    channels
+        ``{name: (n, n_t)}`` [SI]; NaN rows where the simulation failed.
+    units
+        SI unit of each channel.
+    events
+        ``(n, k)`` event times [s] on the simulation clock, NaN where the event did not happen.
+    event_names
+        Names of the ``k`` event columns.
+    status
+        ``(n,)`` 0 where the simulation succeeded.
+    """
+
+    t: np.ndarray
+    channels: Mapping[str, np.ndarray]
+    units: Mapping[str, str]
+    events: np.ndarray
+    event_names: tuple[str, ...]
+    status: np.ndarray
+
+
+#: ``trajectory(full_params (n, n_all), names) -> Histories``: row 0 is the MAP, the others
+#: posterior draws.
+TrajectoryFn = Callable[[np.ndarray, tuple[str, ...]], Histories]
+
+
+def _batch_trajectory(model, names: Sequence[str]) -> TrajectoryFn:
+    from models.probe_cone import CHANNEL_UNITS, EVENT_NAMES
+
+    names = tuple(names)
+
+    def run(full: np.ndarray, all_names: Sequence[str]) -> Histories:
+        idx = [list(all_names).index(n) for n in names]
+        out, ev, status = model.evaluate(np.atleast_2d(full)[:, idx])
+        out[status != 0] = np.nan
+        ev[status != 0] = np.nan
+        ch = {c: out[:, :, i] for i, c in enumerate(model.channels)}
+        return Histories(np.asarray(model.t, float), ch,
+                         {c: CHANNEL_UNITS[c] for c in model.channels}, ev, tuple(EVENT_NAMES),
+                         status)
+
+    return run
+
+
+def _channels_available() -> tuple[str, ...]:
+    from models.probe_cone import CHANNELS
+
+    return tuple(c for c in TRAJECTORY_CHANNELS if c in CHANNELS)
+
+
+def docking_trajectory(scenario, names: Sequence[str], duration: float | None = None,
+                       rate: float | None = None) -> TrajectoryFn:
+    """Trajectory function of the probe-cone model over :class:`models.probe_cone.BatchModel`:
+    ``names`` are the forward-model parameters (columns picked from the full vector)."""
+    from models.probe_cone import BatchModel
+
+    model = BatchModel(scenario, parameters=tuple(names), channels=_channels_available(),
+                       duration=duration, rate=rate)
+    return _batch_trajectory(model, names)
+
+
+def trajectory_from_forward(forward: Any) -> TrajectoryFn | None:
+    """The trajectory function of a :class:`recon.docking.DockingForward` (same scenario,
+    parameters, window and rate; the trajectory channels instead of the fitted ones); None for
+    any other forward model."""
+    from models.probe_cone import CHANNELS, BatchModel
+
+    model = getattr(forward, "model", None)
+    if not isinstance(model, BatchModel):
+        return None
+    sibling = copy.copy(model)  # shares the packed scenario arrays (read only)
+    sibling.channels = _channels_available()
+    sibling.chan = np.array([CHANNELS.index(c) for c in sibling.channels], dtype=np.int64)
+    return _batch_trajectory(sibling, model.parameters)
+
+
+def clock_offsets(full: np.ndarray, names: Sequence[str], default: float = 0.0) -> np.ndarray:
+    """Clock offset [s] of each row of a full parameter batch (``default`` when it is not a
+    parameter): telemetry time = simulation time + offset."""
+    full = np.atleast_2d(full)
+    if "clock_offset" in names:
+        return np.asarray(full[:, list(names).index("clock_offset")], float)
+    return np.full(full.shape[0], float(default))
+
+
+def _on_clock(t_model: np.ndarray, shift: np.ndarray, tau: np.ndarray):
+    """Indices and weights to read each draw (row) at telemetry times ``tau`` given its clock
+    ``shift`` [s]: ``(j, w, outside)``, each ``(n, n_t)``."""
+    s = tau[None, :] - shift[:, None]
+    j = np.clip(np.searchsorted(t_model, s, side="right") - 1, 0, t_model.size - 2)
+    t0 = t_model[j]
+    w = (s - t0) / (t_model[j + 1] - t0)
+    # a 1e-9 s slack keeps the grid's own end points (rounding of t + offset - offset)
+    outside = (s < t_model[0] - 1e-9) | (s > t_model[-1] + 1e-9)
+    return j, w, outside
+
+
+def trajectory_table(hist: Histories, clock: np.ndarray) -> tuple[Any, dict[str, str]]:
+    """The trajectory table (see the module docstring) from histories whose row 0 is the MAP
+    and whose other rows are posterior draws, with the clock offset of each row [s].
+
+    Returns the pandas DataFrame and the unit of each column.
+    """
+    import pandas as pd
+
+    t_model = np.asarray(hist.t, float)
+    clock = np.asarray(clock, float)
+    tau = t_model + clock[0]
+    cols: dict[str, np.ndarray] = {"t": tau, "t_model": t_model}
+    units = {"t": "s", "t_model": "s"}
+    ok = np.flatnonzero(np.asarray(hist.status[1:]) == 0) + 1
+    j = w = outside = None
+    if ok.size:
+        j, w, outside = _on_clock(t_model, clock[ok], tau)
+    qs = list(BAND_SUFFIXES.values())
+    for name, x in hist.channels.items():
+        x = np.asarray(x, float)
+        cols[name] = x[0]
+        unit = hist.units.get(name, "")
+        if ok.size:
+            d = x[ok]
+            x0 = np.take_along_axis(d, j, axis=1)
+            x1 = np.take_along_axis(d, j + 1, axis=1)
+            y = np.where(outside, np.nan, x0 + w * (x1 - x0))
+            with warnings.catch_warnings():  # all-NaN columns (no draw covers the time) -> NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                q = np.nanquantile(y, qs, axis=0)
+        else:
+            q = np.full((len(qs), t_model.size), np.nan)
+        for suffix, row in zip(BAND_SUFFIXES, q):
+            cols[f"{name}{suffix}"] = row
+        for suffix in ("", *BAND_SUFFIXES):
+            units[f"{name}{suffix}"] = unit
+    return pd.DataFrame(cols), units
+
+
+def _q(x: np.ndarray, level: float) -> list[float] | None:
+    if x.size == 0:
+        return None
+    a = 0.5 * (1 - level)
+    return [float(v) for v in np.quantile(x, [a, 1 - a])]
+
+
+def event_summary(hist: Histories, clock: np.ndarray) -> list[dict[str, Any]]:
+    """Events of the MAP trajectory (row 0) with their spread over the draws (the other rows);
+    see the module docstring."""
+    clock = np.asarray(clock, float)
+    ev = np.asarray(hist.events, float)
+    ok = np.flatnonzero(np.asarray(hist.status[1:]) == 0) + 1
+    out = []
+    for k, name in enumerate(hist.event_names):
+        t_map = ev[0, k]
+        d = ev[ok, k] + clock[ok]
+        happened = d[np.isfinite(d)]
+        prob = float(happened.size / ok.size) if ok.size else None
+        if not np.isfinite(t_map) and not happened.size:
+            continue
+        out.append({"name": name,
+                    "t": float(t_map + clock[0]) if np.isfinite(t_map) else None,
+                    "t_model": float(t_map) if np.isfinite(t_map) else None, "unit": "s",
+                    "probability": prob,
+                    "median": float(np.median(happened)) if happened.size else None,
+                    "ci68": _q(happened, 0.68), "ci95": _q(happened, 0.95)})
+    return sorted(out, key=lambda e: (e["t"] is None, e["t"] if e["t"] is not None else 0.0))
+
+
+_ABSORBER_PEAKS = {"absorber_axial_force": ("peak_absorber_axial_force", "N"),
+                   "absorber_pitch_moment": ("peak_absorber_pitch_moment", "N*m"),
+                   "absorber_yaw_moment": ("peak_absorber_yaw_moment", "N*m")}
+
+
+def absorber_peaks(hist: Histories) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Largest magnitude of each absorber channel over the window, per row ``(n,)`` (NaN for
+    failed rows), and the units; empty when the histories have no absorber channel."""
+    vals, units = {}, {}
+    for channel, (key, unit) in _ABSORBER_PEAKS.items():
+        if channel in hist.channels:
+            x = np.abs(np.asarray(hist.channels[channel], float))
+            with warnings.catch_warnings():  # failed rows are all NaN
+                warnings.simplefilter("ignore", RuntimeWarning)
+                vals[key] = np.nanmax(x, axis=1)
+            units[key] = unit
+    return vals, units
