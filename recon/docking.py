@@ -25,6 +25,8 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     pre_keep = 2             #   the pre_keep best continue to max_nfev
     jac_step = 1e-2          # finite-difference step, fraction of the prior spread
     draws = 100              # posterior draws for loads, energy and the predictive band
+    importance = 2000        # --no-mcmc: importance-sample the posterior with 2000 Laplace-t
+                             #   proposal draws (0: plain Laplace draws)
 
     [sampler]                # see recon.sample.SamplerSettings
     walkers = 32
@@ -403,9 +405,9 @@ class RunConfig:
         opt = dict(d.get("optimizer", {}))
         for k in opt:
             if k not in ("starts", "max_nfev", "draws", "screen", "keep", "jac_step",
-                         "pre_nfev", "pre_keep"):
+                         "pre_nfev", "pre_keep", "importance"):
                 raise InputError("unknown key (allowed: starts, max_nfev, draws, screen, keep, "
-                                 "jac_step, pre_nfev, pre_keep)",
+                                 "jac_step, pre_nfev, pre_keep, importance)",
                                  key=f"optimizer.{k}")
         if starts is not None:
             opt["starts"] = starts
@@ -419,6 +421,7 @@ class RunConfig:
         settings = ReconstructSettings(
             starts=int(opt.get("starts", 4)), max_nfev=opt.get("max_nfev"), mcmc=mcmc,
             pre_nfev=opt.get("pre_nfev"), pre_keep=int(opt.get("pre_keep", 2)),
+            importance=int(opt.get("importance", 0)),
             sampler=SamplerSettings.from_dict(sampler), draws=int(opt.get("draws", 100)),
             # Laplace Jacobian step, fraction of the prior spread. The probe-cone residuals are
             # piecewise smooth (contact, latch and capture events snap to the output grid), so a

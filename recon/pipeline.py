@@ -17,7 +17,8 @@ import numpy as np
 
 from recon.optimize import jacobian, multistart
 from recon.problem import ReconstructionProblem
-from recon.result import (ReconstructionResult, fit_table, identifiability, laplace_samples,
+from recon.result import (ReconstructionResult, fit_table, identifiability,
+                          importance_samples, laplace_samples,
                           summarize, summarize_derived, write_result)
 from recon.sample import SamplerSettings, run_ensembles
 from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, absorber_peaks, clock_offsets,
@@ -40,6 +41,9 @@ class ReconstructSettings:
     max_nfev: int | None = None
     pre_nfev: int | None = None   # two-phase polish (recon.optimize.multistart)
     pre_keep: int = 2
+    # without MCMC: 0 = Laplace draws; N > 0 = importance sampling of the posterior with N
+    # Laplace-t proposal draws (recon.result.importance_samples)
+    importance: int = 0
     mcmc: bool = True
     sampler: SamplerSettings = SamplerSettings()
     draws: int = 200          # posterior draws for loads, energy and the predictive band
@@ -133,6 +137,15 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         diagnostics["mcmc"]["n_samples"] = int(samples.shape[0])
         stderr = np.std(samples, axis=0)
         log.info("sampling stopped: %s (%s)", res.diagnostics.status, res.diagnostics.reason)
+    elif settings.importance > 0:
+        samples, stderr, info = importance_samples(problem, x_opt, jac_all,
+                                                   settings.importance, rng)
+        x_map = x_opt
+        diagnostics["method"] = "importance"
+        diagnostics["importance"] = info
+        if info["ess"] < 100:
+            log.warning("importance sampling: effective sample size %.0f of %d proposal draws; "
+                        "the intervals are rough (run MCMC)", info["ess"], info["n_proposal"])
     else:
         samples, x_map, stderr = lap, x_opt, se
         diagnostics["method"] = "laplace"

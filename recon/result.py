@@ -33,7 +33,7 @@ from recon.io import versions, write_json, write_table
 from recon.problem import ParameterSpace, ReconstructionProblem
 
 __all__ = ["Identifiability", "ReconstructionResult", "summarize", "identifiability",
-           "laplace_samples", "fit_table", "summarize_derived", "write_result"]
+           "laplace_samples", "importance_samples", "fit_table", "summarize_derived", "write_result"]
 
 _Z68, _Z95 = 0.9944578832097535, 1.959963984540054  # normal quantiles of 0.84, 0.975
 
@@ -136,6 +136,65 @@ def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     draws = rng.multivariate_normal(x, cov, size=n, method="eigh")
     return np.clip(draws, space.lower, space.upper), se
+
+
+def importance_samples(problem: ReconstructionProblem, x: np.ndarray, jac_all: np.ndarray,
+                       n: int, rng: np.random.Generator, *, n_out: int = 4000,
+                       df: float = 4.0, inflate: float = 1.5
+                       ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Posterior draws by importance sampling with a Laplace-based proposal.
+
+    The proposal is a multivariate Student t (``df`` degrees of freedom) centred on the optimum
+    ``x`` with scale matrix ``inflate^2 (J^T J)^+``; each of its ``n`` draws is weighted by
+    posterior / proposal (the forward model runs once per draw, in one batch), and ``n_out``
+    draws are resampled (systematic resampling) from the weighted set.
+
+    Why not the plain Laplace draws: the probe-cone cost is a smooth bowl with a roughness of a
+    few cost units on top (events snap to the integration step), so the optimizer ends in a
+    micro-minimum up to ~2 sd from the bowl's centre, and a Gaussian centred there misses the
+    truth more often than its level says. The weighted draws follow the posterior itself;
+    the Student tails and the inflation let them reach the parts the local curvature
+    underrates.
+
+    Returns
+    -------
+    samples : ndarray (n_out, ndim)
+    stderr : ndarray (ndim,)
+        Weighted standard deviations.
+    info : dict
+        ``n_proposal``, ``ess`` (Kish effective sample size of the weights), ``ess_fraction``,
+        ``df``, ``inflate``, ``finite`` (proposal draws with a finite posterior).
+    """
+    sp = problem.space
+    d = x.size
+    cov = np.linalg.pinv(jac_all.T @ jac_all) * inflate ** 2
+    w_e, v_e = np.linalg.eigh(0.5 * (cov + cov.T))
+    root = v_e * np.sqrt(np.clip(w_e, 0.0, None))[None, :]
+    prec = np.linalg.pinv(cov)
+    z = rng.standard_normal((n, d))
+    u = rng.chisquare(df, n) / df
+    draws = x[None, :] + (z @ root.T) / np.sqrt(u)[:, None]
+    dev = draws - x[None, :]
+    maha = np.einsum("ij,jk,ik->i", dev, prec, dev)
+    log_q = -0.5 * (df + d) * np.log1p(maha / df)
+    log_p = problem.log_probability(draws)
+    log_w = log_p - log_q
+    finite = np.isfinite(log_w)
+    if not finite.any():
+        raise RuntimeError("importance sampling: no proposal draw has a finite posterior")
+    log_w = np.where(finite, log_w, -np.inf)
+    w = np.exp(log_w - log_w[finite].max())
+    w /= w.sum()
+    ess = float(1.0 / np.sum(w * w))
+    # systematic resampling
+    pos = (rng.random() + np.arange(n_out)) / n_out
+    idx = np.minimum(np.searchsorted(np.cumsum(w), pos), n - 1)
+    samples = draws[idx]
+    mean = w @ draws
+    stderr = np.sqrt(np.clip(w @ (draws - mean) ** 2, 0.0, None))
+    info = {"n_proposal": int(n), "ess": ess, "ess_fraction": ess / n, "df": df,
+            "inflate": inflate, "finite": int(finite.sum())}
+    return samples, stderr, info
 
 
 def summarize_derived(values: Mapping[str, np.ndarray], units: Mapping[str, str],

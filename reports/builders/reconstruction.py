@@ -104,6 +104,11 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     status = (diag.get("mcmc") or {}).get("status")
     if method == "laplace":
         how = "Laplace approximation at the MAP (no MCMC run, --no-mcmc)"
+    elif method == "importance":
+        imp = diag.get("importance") or {}
+        how = ("importance sampling with a Laplace-t proposal (no MCMC run, --no-mcmc); "
+               f"effective sample size {imp.get('ess', float('nan')):.0f} of "
+               f"{imp.get('n_proposal', 'n/a')}")
     else:
         how = f"{method}" + (f", sampler {status}" if status else "")
     items.append(("inference", how))
@@ -264,7 +269,8 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
             "trajectory.parquet is missing: no trajectory, load or absorber figures.",
             "warning"),))]
     frame, units = loaded
-    source = {"mcmc": "MCMC samples", "laplace": "Laplace draws (Gaussian at the MAP)"}.get(
+    source = {"mcmc": "MCMC samples", "laplace": "Laplace draws (Gaussian at the MAP)",
+              "importance": "importance-resampled posterior draws"}.get(
         info.get("source"), info.get("source", "posterior draws"))
     note = Paragraph(f"Bands are pointwise quantiles over {info.get('draws', 'n/a')} "
                      f"{source}" + (f" ({info['failed']} failed simulations left out)"
@@ -381,6 +387,15 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
             "No MCMC run (--no-mcmc): intervals are Laplace, i.e. from the Gaussian "
             "approximation of the posterior at the MAP (inverse Gauss-Newton Hessian, clipped "
             "to the prior bounds). No corner plot or chain traces.", "note"),)))
+    elif diag.get("method") == "importance":
+        imp = diag.get("importance") or {}
+        sections.append(Section("Chains and convergence", (Paragraph(
+            "No MCMC run (--no-mcmc): intervals are from importance sampling of the posterior "
+            f"with {imp.get('n_proposal', 'n/a')} draws of a Student-t proposal "
+            f"(df {imp.get('df', 'n/a')}) centred on the MAP with the inverse Gauss-Newton "
+            f"Hessian inflated by {imp.get('inflate', 'n/a')}, each weighted by posterior / "
+            f"proposal; effective sample size {imp.get('ess', float('nan')):.0f}. No corner "
+            "plot or chain traces.", "note"),)))
     else:
         sections.append(Section("Chains and convergence", (Paragraph(
             f"No chains in this result directory (method: {diag.get('method', 'n/a')}): no "
