@@ -72,7 +72,8 @@ __all__ = [
     "S45_RHO0", "S45_X0", "S45_SIGMA", "S45_XLO", "S45_XHI", "S45_XCREST", "S45_RCREST",
     "S45_SIZE",
     "SL_VX", "SL_EX", "SL_ET", "SL_EN", "SL_DLL1", "SL_DLX1", "SL_DLX2", "SL_TANB", "SL_SINB",
-    "SL_COSB", "SL_SIZE",
+    "SL_COSB", "SL_DLL2", "SL_SIZE", "SLOT_STOP", "SLOT_NARROW", "SLOT_INCLINED", "SLOT_WIDE",
+    "SLOT_EDGE", "SLOT_BORE",
     "F_PX", "F_PY", "F_PZ", "F_LX", "F_LY", "F_LZ", "F_NCOL",
     "LAW_K", "LAW_C", "LAW_MU", "LAW_VEPS", "LAW_MODEL", "LAW_SIZE", "MODEL_LINEAR",
     "MODEL_HUNT_CROSSLEY",
@@ -138,7 +139,8 @@ S45_SIZE = 7
 
 # socket slot (digest 8.5 reconstruction): vertex V (3), axial unit e_x (3, from the stop
 # towards the slot mouth), lateral unit e_t (3), plane normal e_n (3), half-width of the narrow
-# part d_LL1, axial start / end of the inclined faces d_LX1 < d_LX2, and tan, sin, cos of beta.
+# part d_LL1, axial start / end of the inclined faces d_LX1 < d_LX2, tan, sin, cos of beta, and
+# the half-width of the wide part d_LL2 = d_LL1 + (d_LX2 - d_LX1) tan(beta).
 SL_VX = 0
 SL_EX = 3
 SL_ET = 6
@@ -149,7 +151,15 @@ SL_DLX2 = 14
 SL_TANB = 15
 SL_SINB = 16
 SL_COSB = 17
-SL_SIZE = 18
+SL_DLL2 = 18
+SL_SIZE = 19
+# features of segment_vs_slot
+SLOT_STOP = 0
+SLOT_NARROW = 1
+SLOT_INCLINED = 2
+SLOT_WIDE = 3
+SLOT_EDGE = 4
+SLOT_BORE = 5
 
 # generator fan: fan[i, col] = start point and direction vector of generator i in the fan's
 # home frame (e.g. the active ring frame X_A).
@@ -516,17 +526,46 @@ def segment_vs_slot(p1x, p1y, p1z, lx, ly, lz, slot, dn_max, start):
     """Latch reverse segment against a socket slot after capture (digest 8.5, reconstruction).
 
     Intersect the segment with the slot plane (through the vertex ``V``, normal ``e_n``) at
-    ``P_C``; ``d1 = (P_C - V).e_x``, ``t = (P_C - V).e_t``, ``d2 = |t|``. Features, resumable
-    with ``start`` (the stop and a narrow side wall can act together: tension plus torsion):
+    ``P_C``; ``d1 = (P_C - V).e_x``, ``t = (P_C - V).e_t``, ``d2 = |t|``. In the half-plane
+    ``(d1, d2)`` the side walls are the profile polyline ``d2 = w(d1)``: the narrow wall
+    ``w = d_LL1`` for ``d1 <= d_LX1`` (continued past the stop), the inclined wall from
+    ``(d_LX1, d_LL1)`` to ``(d_LX2, d_LL2)`` at angle ``beta``, and the wide wall ``w = d_LL2``
+    for ``d1 >= d_LX2``. Two independent contacts, resumable with ``start`` (the stop and a
+    side wall can act together: tension plus torsion):
 
-    * 0, stop: ``d1 < 0``: ``depth = -d1``, ``n_R = -e_x``;
-    * 1, narrow side wall: ``d1 <= d_LX1`` and ``d2 > d_LL1``: ``depth = d2 - d_LL1``,
-      ``n_R = sign(t) e_t``;
-    * 2, inclined wall: ``d_LX1 < d1 <= d_LX2``, half-width
-      ``w = d_LL1 + (d1 - d_LX1) tan(beta)``: ``depth = (d2 - w) cos(beta)``,
-      ``n_R = -sin(beta) e_x + sign(t) cos(beta) e_t``.
+    * :data:`SLOT_STOP` (0): ``d1 < 0``: ``depth = -d1``, ``n_R = -e_x``;
+    * the side walls, when ``P_C`` lies in the wall material (``d2 > w(d1)``): ``depth`` is
+      the distance of ``(d1, d2)`` from the profile, the nearest profile point deciding the
+      feature: :data:`SLOT_NARROW` (1), ``n_R = sign(t) e_t``; :data:`SLOT_INCLINED` (2),
+      ``n_R = -sin(beta) e_x + sign(t) cos(beta) e_t``; :data:`SLOT_WIDE` (3),
+      ``n_R = sign(t) e_t``; or :data:`SLOT_EDGE` (4), the edge ``(d_LX2, d_LL2)`` where the
+      inclined and wide walls meet (it juts into the slot), ``n_R`` along the line from the
+      edge to ``P_C``;
+    * :data:`SLOT_BORE` (5), instead of both of those: when ``P_C`` is in the wall beside the
+      window (stop or side-wall depth ``> 0``) but the latch reaches only ``h_b`` beyond the
+      wall plane, with ``h_b`` smaller than the deeper of the two in-plane depths, the
+      latch is pushed back radially into the socket bore: ``depth = h_b``, ``n_R = e_n``, at
+      the foot on the wall plane of the segment end beyond it. The penetration is thus the
+      smaller of the two ways out of the wall material (back into the window, or back into
+      the bore).
 
-    The wide part (``d1 > d_LX2``) is never touched. Contact point ``P_C``.
+    The digest's reconstruction calls the wide part "never touched" and gives no wall there
+    (nor an edge); a latch that went deep into the socket and swung sideways then met no
+    resistance and, coming back into the inclined part, found itself suddenly deep in the
+    wall (a 35 kN spike, "penetration exceeded"). With the wide walls and the
+    distance-to-profile penetration the depth is a continuous (1-Lipschitz) function of
+    ``P_C`` everywhere: at ``d1 = d_LX1`` it is ``min`` of the narrow and inclined distances
+    (the wall material is convex there), at ``d_LX2`` the edge's circular zone joins the
+    inclined and wide walls. Inside a single part it equals the digest's formulas
+    (``d2 - d_LL1``, ``(d2 - w) cos(beta)``). Contact point ``P_C``.
+
+    Nor does the digest say what happens when the latch leaves the window: with the head
+    off-centre and tilted in the socket its tip can fall back inside the bore (the segment no
+    longer reaches the wall plane: no contact, correctly), and the probe can then slide back
+    past the stop. When the tip reaches the wall plane again it does so beside the window,
+    where the stop depth ``-d1`` is already ~1-2 cm (every "penetration exceeded" after
+    capture in the random envelope cases was this). :data:`SLOT_BORE` makes that re-entry
+    continuous: the depth starts from ``h_b = 0``.
     """
     enx = slot[SL_EN]
     eny = slot[SL_EN + 1]
@@ -554,28 +593,114 @@ def segment_vs_slot(p1x, p1y, p1z, lx, ly, lz, slot, dn_max, start):
     t = (cx - vx) * tx + (cy - vy) * ty + (cz - vz) * tz
     d2 = abs(t)
     sg = 1.0 if t >= 0.0 else -1.0
-    for f in range(start, 3):
-        if f == 0:
-            if d1 < 0.0:
-                depth = -d1
-                st = check_penetration(depth, dn_max)
-                return (st, depth, -ex, -ey, -ez, cx, cy, cz, 0)
-        elif f == 1:
-            if d1 <= slot[SL_DLX1] and d2 > slot[SL_DLL1]:
-                depth = d2 - slot[SL_DLL1]
-                st = check_penetration(depth, dn_max)
-                return (st, depth, sg * tx, sg * ty, sg * tz, cx, cy, cz, 1)
+    # how far the latch reaches beyond the wall plane (the end of the segment outside it)
+    h1 = (p1x - vx) * enx + (p1y - vy) * eny + (p1z - vz) * enz
+    h2 = h1 + den
+    if h2 >= h1:
+        hb = h2
+        bx = p1x + lx - h2 * enx
+        by = p1y + ly - h2 * eny
+        bz = p1z + lz - h2 * enz
+    else:
+        hb = h1
+        bx = p1x - h1 * enx
+        by = p1y - h1 * eny
+        bz = p1z - h1 * enz
+    stop_depth = -d1 if d1 < 0.0 else 0.0
+    lat, lnx, lny, lnz, lf = _slot_walls(d1, t, slot)
+    deepest = stop_depth if stop_depth > lat else lat
+    if deepest <= 0.0:
+        return _none()
+    if hb < deepest:
+        # the latch is in the wall beside the window, reaching only hb beyond the wall
+        # plane: it is pushed back into the socket bore (radially) rather than along the wall
+        if start > SLOT_BORE or hb <= 0.0:
+            return _none()
+        st = check_penetration(hb, dn_max)
+        return (st, hb, enx, eny, enz, bx, by, bz, SLOT_BORE)
+    if start <= SLOT_STOP and stop_depth > 0.0:
+        st = check_penetration(stop_depth, dn_max)
+        return (st, stop_depth, -ex, -ey, -ez, cx, cy, cz, SLOT_STOP)
+    if lat <= 0.0 or lf < start:
+        return _none()
+    st = check_penetration(lat, dn_max)
+    return (st, lat, lnx, lny, lnz, cx, cy, cz, lf)
+
+
+@njit(**NJIT)
+def _slot_walls(d1, t, slot):
+    """Side-wall contact of the slot-plane point ``(d1, t)``: ``(depth, nx, ny, nz, feature)``,
+    depth 0 and feature -1 when the point is inside the slot (see :func:`segment_vs_slot`)."""
+    ex = slot[SL_EX]
+    ey = slot[SL_EX + 1]
+    ez = slot[SL_EX + 2]
+    tx = slot[SL_ET]
+    ty = slot[SL_ET + 1]
+    tz = slot[SL_ET + 2]
+    d2 = abs(t)
+    sg = 1.0 if t >= 0.0 else -1.0
+    dll1 = slot[SL_DLL1]
+    dll2 = slot[SL_DLL2]
+    dlx1 = slot[SL_DLX1]
+    dlx2 = slot[SL_DLX2]
+    sb = slot[SL_SINB]
+    cb = slot[SL_COSB]
+    # side-wall material test d2 > w(d1)
+    if d1 <= dlx1:
+        if d2 <= dll1:
+            return (0.0, 0.0, 0.0, 0.0, -1)
+    elif d1 >= dlx2:
+        if d2 <= dll2:
+            return (0.0, 0.0, 0.0, 0.0, -1)
+    elif d2 <= dll1 + (d1 - dlx1) * slot[SL_TANB]:
+        return (0.0, 0.0, 0.0, 0.0, -1)
+    # distance to the profile: the narrow ray (only its foot d1 <= d_LX1 matters: beyond it
+    # the corner (d_LX1, d_LL1) is also an end of the inclined segment), the inclined segment,
+    # the wide ray
+    best = 1e300
+    feat = -1
+    if d1 <= dlx1:
+        best = d2 - dll1
+        feat = SLOT_NARROW
+    # inclined segment from A = (dlx1, dll1) along (cb, sb), length L = (dlx2 - dlx1) / cb
+    s_a = (d1 - dlx1) * cb + (d2 - dll1) * sb
+    ln = (dlx2 - dlx1) / cb
+    if 0.0 <= s_a <= ln:
+        di = (d2 - dll1) * cb - (d1 - dlx1) * sb
+        if di < best:
+            best = di
+            feat = SLOT_INCLINED
+    if d1 >= dlx2:
+        dw = d2 - dll2
+        if dw < best:
+            best = dw
+            feat = SLOT_WIDE
+    qx = 0.0
+    qy = 0.0
+    if feat < 0:
+        # the edge (d_LX2, d_LL2) (or, for a degenerate profile, the corner (d_LX1, d_LL1))
+        if s_a > ln:
+            qx = d1 - dlx2
+            qy = d2 - dll2
+            feat = SLOT_EDGE
         else:
-            if slot[SL_DLX1] < d1 <= slot[SL_DLX2]:
-                w = slot[SL_DLL1] + (d1 - slot[SL_DLX1]) * slot[SL_TANB]
-                depth = (d2 - w) * slot[SL_COSB]
-                if depth > 0.0:
-                    sb = slot[SL_SINB]
-                    cb = sg * slot[SL_COSB]
-                    st = check_penetration(depth, dn_max)
-                    return (st, depth, -sb * ex + cb * tx, -sb * ey + cb * ty,
-                            -sb * ez + cb * tz, cx, cy, cz, 2)
-    return _none()
+            qx = d1 - dlx1
+            qy = d2 - dll1
+            feat = SLOT_INCLINED
+        best = math.sqrt(qx * qx + qy * qy)
+        if best <= 0.0:
+            return (0.0, 0.0, 0.0, 0.0, -1)
+    if feat == SLOT_NARROW or feat == SLOT_WIDE:
+        ax_ = 0.0
+        at_ = sg
+    elif feat == SLOT_INCLINED and qx == 0.0 and qy == 0.0:
+        ax_ = -sb
+        at_ = sg * cb
+    else:
+        inv = 1.0 / best
+        ax_ = qx * inv
+        at_ = sg * qy * inv
+    return (best, ax_ * ex + at_ * tx, ax_ * ey + at_ * ty, ax_ * ez + at_ * tz, feat)
 
 
 # --------------------------------------------------------------------------------------------

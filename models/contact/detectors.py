@@ -153,8 +153,9 @@ def segment_vs_stop45_crest(segment: Segment, stop: StopSurface45, dn_max: float
 
 def segment_vs_slot(segment: Segment, slot: Slot, dn_max: float, *, time: float | None = None,
                     pair: str = "latch / slot") -> list[Contact]:
-    """Latch reverse segment against a socket slot (digest 8.5): stop, side wall, inclined
-    wall; the stop and a side wall may act together."""
+    """Latch reverse segment against a socket slot (digest 8.5): stop, narrow / inclined /
+    wide side wall or the edge between the last two, or the bore beside the window; the stop
+    and a side wall may act together (see :func:`models._kernels.contact.segment_vs_slot`)."""
     dn_max = _limit(dn_max)
     out = []
     start = 0

@@ -390,8 +390,11 @@ class Slot(_FromDict):
     The slot lies in the plane through ``vertex`` spanned by ``axial`` and ``lateral``. Along
     ``d1 = (P - vertex).axial`` it has the stop at ``d1 = 0``, a narrow part of half-width
     ``d_ll1`` up to ``d_lx1``, inclined faces at angle ``beta`` to the axis up to ``d_lx2``,
-    and a wide part (half-width ``d_ll2``, never touched). ``d_ll1`` is the design value
-    reduced by half the latch width (the latch model is flat).
+    and a wide part of half-width ``d_ll2`` with its own side walls (the digest says "never
+    touched", but a latch that has gone deep into the socket does swing there; without them
+    the penetration jumped when it came back into the inclined part).  ``d_ll2`` follows
+    from the digest's consistency condition, so the profile is closed. ``d_ll1`` is the
+    design value reduced by half the latch width (the latch model is flat).
 
     Parameters
     ----------
@@ -401,7 +404,9 @@ class Slot(_FromDict):
         Unit vector along the slot from the stop into the slot, the direction of increasing
         ``d1`` (``+X_PU`` in the digest's reconstruction).
     lateral
-        Unit vector across the slot, perpendicular to ``axial``.
+        Unit vector across the slot, perpendicular to ``axial``. ``axial x lateral`` must
+        point out of the socket, to the side the latch reaches through the window (the
+        detector's bore contact pushes the latch back along its opposite).
     d_ll1
         Half-width of the narrow part [m].
     d_lx1, d_lx2
@@ -450,6 +455,7 @@ class Slot(_FromDict):
         p[_k.SL_TANB] = math.tan(self.beta)
         p[_k.SL_SINB] = math.sin(self.beta)
         p[_k.SL_COSB] = math.cos(self.beta)
+        p[_k.SL_DLL2] = self.d_ll2
         return p
 
     def pack(self) -> np.ndarray:

@@ -192,8 +192,19 @@ class AxialAbsorber:
     slope ``stiff_rate`` up to ``slip_force``, then slip (zero slope). Backward (unloading)
     branch: the same common segment, then a straight line to ``unloading_force`` at the foot of
     the last stiff segment (slope ``stiff_rate``, assumption 5 of A.2), meeting the forward
-    branch at the slip point. Tension (negative stroke): a short stiff stop that slips only at
-    ``tension_slip_force``.
+    branch at the slip point. Tension (negative element deformation): a stiff stop, slope
+    ``stiff_rate / 2`` after the common segment, that slips only at ``tension_slip_force``.
+
+    The element deformation is the stroke minus the accumulated brake slip: after the brake
+    slipped by ``delta`` in compression the whole characteristic, tension side included, is
+    shifted by ``delta`` (digest A.10 step 3, the brake is a friction clutch in a rigid
+    transmission), the spring returns the probe only to ``delta``, and pulling the probe out
+    from there (the vehicles rebounding apart after capture, latches on their slot stops)
+    loads the tension side at POSITIVE stroke. On the reference nominal flight that is the
+    -2.8 kN rebound load around 10-15 mm stroke at t = 5.0-5.2 s: a real load, not a stop at
+    the wrong place (test ``test_axial_tension_after_brake_slip_is_the_shifted_tension_branch``).
+    With the reference values the "stop" is soft: it reaches ``tension_slip_force`` only
+    ``(tension_slip_force - F_e) / (stiff_rate / 2)`` ~ 49 mm beyond its zero.
     """
 
     common_stroke: float

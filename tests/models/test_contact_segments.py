@@ -168,9 +168,10 @@ SLOT = Slot(vertex=(0.3, 0.0, 0.0), axial=(1, 0, 0), lateral=(0, 0, 1), d_ll1=0.
             d_lx1=0.02, d_lx2=0.05, beta=math.radians(30))
 
 
-def _latch_at(d1, t):
-    """A latch segment along Y_PU crossing the slot plane (y = 0) at (d1, t)."""
-    return Segment((0.3 + d1, -0.02, t), (0.0, 0.04, 0.0))
+def _latch_at(d1, t, reach=0.02):
+    """A latch segment along -Y_PU crossing the slot plane (y = 0) at (d1, t), its tip
+    ``reach`` [m] beyond the plane on the outer side (e_n = axial x lateral = -Y)."""
+    return Segment((0.3 + d1, 0.02, t), (0.0, -0.02 - reach, 0.0))
 
 
 def test_slot_stop_and_side_wall_act_together():
@@ -189,5 +190,96 @@ def test_slot_inclined_wall_and_free_positions():
     assert c.depth == pytest.approx((abs(t) - w) * math.cos(b))
     assert np.allclose(c.normal, (-math.sin(b), 0, -math.cos(b)))
     assert segment_vs_slot(_latch_at(0.01, 0.005), SLOT, 0.1) == []
-    assert segment_vs_slot(_latch_at(0.06, 0.05), SLOT, 0.1) == []   # wide part
+    assert segment_vs_slot(_latch_at(0.06, 0.02), SLOT, 0.1) == []   # inside the wide part
     assert SLOT.d_ll2 == pytest.approx(0.01 + 0.03 * math.tan(b))
+
+
+def _slot_profile_distance(d1, d2, n=200001):
+    """Brute force: distance of (d1, d2) from the densely sampled side-wall profile of SLOT
+    (narrow wall continued past the stop, inclined wall, wide wall), the nearest sample, and
+    whether the point is in the wall material (above the profile)."""
+    b = math.radians(30)
+    dll2 = 0.01 + 0.03 * math.tan(b)
+    s = np.linspace(-0.2, 0.3, n)
+    w = np.where(s <= 0.02, 0.01, np.where(s >= 0.05, dll2, 0.01 + (s - 0.02) * math.tan(b)))
+    dist = np.hypot(s - d1, w - d2)
+    k = int(np.argmin(dist))
+    w_here = np.interp(d1, s, w)
+    return dist[k], (s[k], w[k]), d2 > w_here
+
+
+def test_slot_side_walls_against_brute_force_distance():
+    """The side-wall penetration is the distance of P_C from the slot profile, in every part
+    (narrow, inclined, wide, and the edge where inclined and wide walls meet), the normal
+    points from the nearest profile point to P_C, and there is no contact inside the slot.
+    Tolerance 2e-6 m: the brute-force profile is sampled every 2.5e-6 m, so its nearest sample
+    is within 1.25e-6 m of the true foot (distance error <= that, plus rounding)."""
+    rng = np.random.default_rng(7)
+    b = math.radians(30)
+    dll2 = 0.01 + 0.03 * math.tan(b)
+    pts = np.column_stack([rng.uniform(-0.003, 0.09, 400), rng.uniform(-0.045, 0.045, 400)])
+    # and points crowding the edge (d_LX2, d_LL2): its zone spans the directions between the
+    # wide-wall normal (90 deg) and the inclined-wall normal (90 deg + beta)
+    ang = np.radians(rng.uniform(60.0, 150.0, 80))
+    r = rng.uniform(1e-4, 5e-3, 80)
+    pts = np.vstack([pts, np.column_stack([0.05 + r * np.cos(ang), dll2 + r * np.sin(ang)])])
+    seen = set()
+    for d1, t in pts:
+        ref, foot, inside_wall = _slot_profile_distance(d1, abs(t))
+        cs = [c for c in segment_vs_slot(_latch_at(d1, t, reach=0.1), SLOT, 0.1)
+              if c.feature != 0]
+        if not inside_wall:
+            assert cs == [], (d1, t)
+            continue
+        (c,) = cs
+        seen.add(c.feature)
+        assert c.depth == pytest.approx(ref, abs=2e-6), (d1, t, c.feature)
+        if ref > 1e-4:   # the direction of a shorter vector is resolved worse by the samples
+            want = np.array([d1 - foot[0], 0.0, math.copysign(abs(t) - foot[1], t)]) / ref
+            assert np.allclose(c.normal, want, atol=0.03), (d1, t, c.feature)
+    assert seen == {1, 2, 3, 4}   # narrow, inclined, wide, edge all exercised
+
+
+def test_slot_penetration_continuous_from_wide_part_back_into_incline():
+    """The failure mode of the first model: a latch swung wide in the wide part (d1 > d_LX2)
+    and moved back into the inclined part. Along such a path the depth must change by no more
+    than the distance moved (it is a distance function, Lipschitz 1)."""
+    b = math.radians(30)
+    dll2 = 0.01 + 0.03 * math.tan(b)
+    path = np.column_stack([np.linspace(0.07, 0.03, 2001), np.full(2001, dll2 + 0.002)])
+    depth = []
+    for d1, t in path:
+        cs = [c for c in segment_vs_slot(_latch_at(d1, t, reach=0.1), SLOT, 0.1)
+              if c.feature != 0]
+        depth.append(cs[0].depth if cs else 0.0)
+    depth = np.array(depth)
+    step = abs(path[1, 0] - path[0, 0])
+    assert np.max(np.abs(np.diff(depth))) <= step * (1 + 1e-9)
+    assert depth[0] == pytest.approx(0.002)   # the wide wall holds the latch
+
+
+def test_latch_back_from_the_bore_beside_the_window():
+    """A latch whose tip fell back into the socket bore and slid past the stop comes out
+    again beside the window (the failure of the first model: 1-2 cm stop depth at once). The
+    penetration is the shorter way out of the wall: radially back into the bore, depth = the
+    reach beyond the wall plane, normal e_n (-Y here), at the wall-plane foot of the tip; it
+    grows from zero. With a deep reach it is the stop again (and the stop plus side wall in
+    tension with torsion, as before)."""
+    for reach in (1e-4, 0.004, 0.009):
+        (c,) = segment_vs_slot(_latch_at(-0.01, 0.0, reach=reach), SLOT, 0.1)
+        assert c.feature == 5
+        assert c.depth == pytest.approx(reach, abs=EXACT)
+        assert np.allclose(c.normal, (0, -1, 0))
+        assert np.allclose(c.point, (0.29, 0.0, 0.0))
+    (c,) = segment_vs_slot(_latch_at(-0.01, 0.0, reach=0.011), SLOT, 0.1)
+    assert c.feature == 0 and c.depth == pytest.approx(0.01, abs=EXACT)
+    # beside the narrow part: side-wall depth 0.003 against a 0.002 reach
+    (c,) = segment_vs_slot(_latch_at(0.01, 0.013, reach=0.002), SLOT, 0.1)
+    assert c.feature == 5 and c.depth == pytest.approx(0.002, abs=EXACT)
+    assert [c.feature for c in segment_vs_slot(_latch_at(-0.002, 0.013, reach=0.004), SLOT,
+                                               0.1)] == [0, 1]
+    # continuity along the re-entry (tip crossing the wall plane beside the window)
+    reaches = np.linspace(-0.002, 0.015, 1701)
+    depth = np.array([sum(c.depth for c in segment_vs_slot(_latch_at(-0.01, 0.0, reach=r),
+                                                           SLOT, 0.1)) for r in reaches])
+    assert np.max(np.abs(np.diff(depth))) <= (reaches[1] - reaches[0]) * (1 + 1e-6)
