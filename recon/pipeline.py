@@ -24,7 +24,7 @@ from recon.sample import SamplerSettings, run_ensembles
 from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, absorber_peaks, clock_offsets,
                               event_summary, trajectory_from_forward, trajectory_table)
 
-__all__ = ["ReconstructSettings", "Derived", "reconstruct"]
+__all__ = ["ReconstructSettings", "Derived", "reconstruct", "find_modes"]
 
 log = logging.getLogger("dockrecon.reconstruct")
 
@@ -57,6 +57,38 @@ class ReconstructSettings:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         return d
+
+
+def find_modes(problem: ReconstructionProblem, opt, jac_best: np.ndarray, *,
+               diff_step: float, delta: float = 25.0, max_modes: int = 5
+               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Distinct optima among the optimizer's starts, for a multi-mode proposal.
+
+    A start counts if its cost is within ``delta`` of the best (a density ratio of e^-25:
+    anything worse carries no posterior mass) and it lies outside the 99.9 % Laplace ellipsoid
+    of every mode already kept; its Jacobian (with the prior rows) is computed at its end point.
+    Returns the mode centres and Jacobians, best first (the first is the optimum itself).
+    """
+    from scipy.stats import chi2
+
+    best = opt.best
+    modes = [np.asarray(best.x, float)]
+    jacs = [jac_best]
+    precs = [jac_best.T @ jac_best]
+    limit = float(chi2.ppf(0.999, best.x.size))
+    for s in sorted(opt.starts, key=lambda s: s.cost):
+        if len(modes) >= max_modes:
+            break
+        if not np.isfinite(s.cost) or s.cost > best.cost + delta:
+            continue
+        x = np.asarray(s.x, float)
+        if any(float((x - m) @ p @ (x - m)) < limit for m, p in zip(modes, precs)):
+            continue
+        j = jacobian(problem, x, diff_step=diff_step, with_prior=True)
+        modes.append(x)
+        jacs.append(j)
+        precs.append(j.T @ j)
+    return modes, jacs
 
 
 def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
@@ -121,12 +153,49 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                       "x": [s.x for s in opt.starts], "best_x": x_opt,
                       "n_residuals": problem.n_residuals},
     }
+    is_draws = None
+    if settings.importance > 0:
+        # importance sampling over the optima found (recon.result.importance_samples): the
+        # --no-mcmc answer, and with MCMC the walkers' start, spread over the modes. A
+        # proposal draw more probable than the optimum by more than e^2 means the polish
+        # stopped short (rough cost, slow flights): polish again from that draw (twice at
+        # most) and sample again.
+        for attempt in range(3):
+            modes, jacs = find_modes(problem, opt, jac_all, diff_step=settings.jac_step)
+            is_draws, is_se, is_info = importance_samples(problem, modes, jacs,
+                                                          settings.importance, rng)
+            lp_opt = float(problem.log_probability(x_opt[None, :])[0])
+            if attempt == 2 or not is_info["best_log_prob"] > lp_opt + 2.0:
+                break
+            extra = multistart(problem, 0, first_guess=is_info["best_draw"],
+                               max_nfev=settings.max_nfev, diff_step=settings.jac_step)
+            log.info("importance draw beats the optimum by %.1f: polished again to cost %.2f",
+                     is_info["best_log_prob"] - lp_opt, extra.best.cost)
+            opt = dataclasses.replace(opt, starts=opt.starts + tuple(
+                dataclasses.replace(st, origin="importance") for st in extra.starts))
+            x_opt = opt.x
+            jac_data = jacobian(problem, x_opt, diff_step=settings.jac_step)
+            jac_all = jacobian(problem, x_opt, diff_step=settings.jac_step, with_prior=True)
+            lap, se = laplace_samples(sp, x_opt, jac_all, 4000, rng)
+            diagnostics["optimizer"].update(
+                best_cost=opt.best.cost, n_starts=len(opt.starts),
+                costs=[st.cost for st in opt.starts], success=[st.success for st in opt.starts],
+                origins=[st.origin for st in opt.starts], x=[st.x for st in opt.starts],
+                best_x=x_opt)
+        is_info["mode_x"] = modes
+        is_info["restarts"] = attempt
+        diagnostics["importance"] = is_info
+        if is_info["ess"] < 100:
+            log.warning("importance sampling: effective sample size %.0f of %d proposal draws"
+                        "%s", is_info["ess"], is_info["n_proposal"],
+                        "" if settings.mcmc else "; the intervals are rough (run MCMC)")
     if settings.mcmc:
         scale = np.clip(np.where(np.isfinite(se), se, np.inf), 1e-6 * sp.prior_scale(),
                         0.5 * sp.prior_scale())
         res = run_ensembles(problem.log_probability, x_opt, scale, sp.lower, sp.upper,
                             out / "chains.h5", names=problem.names, settings=settings.sampler,
                             seed=int(ss[1].generate_state(1)[0]), resume=resume,
+                            start=is_draws,
                             progress=(lambda d, t: progress("sample", d, t)) if progress else None)
         samples = res.samples
         lp_opt = float(problem.log_probability(x_opt[None, :])[0])
@@ -137,15 +206,9 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         diagnostics["mcmc"]["n_samples"] = int(samples.shape[0])
         stderr = np.std(samples, axis=0)
         log.info("sampling stopped: %s (%s)", res.diagnostics.status, res.diagnostics.reason)
-    elif settings.importance > 0:
-        samples, stderr, info = importance_samples(problem, x_opt, jac_all,
-                                                   settings.importance, rng)
-        x_map = x_opt
+    elif is_draws is not None:
+        samples, stderr, x_map = is_draws, is_se, x_opt
         diagnostics["method"] = "importance"
-        diagnostics["importance"] = info
-        if info["ess"] < 100:
-            log.warning("importance sampling: effective sample size %.0f of %d proposal draws; "
-                        "the intervals are rough (run MCMC)", info["ess"], info["n_proposal"])
     else:
         samples, x_map, stderr = lap, x_opt, se
         diagnostics["method"] = "laplace"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,23 +138,76 @@ def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n
     return np.clip(draws, space.lower, space.upper), se
 
 
-def importance_samples(problem: ReconstructionProblem, x: np.ndarray, jac_all: np.ndarray,
-                       n: int, rng: np.random.Generator, *, n_out: int = 4000,
-                       df: float = 4.0, inflate: float = 1.5
+class _MixtureT:
+    """Mixture of multivariate Student-t densities (shared ``df``), for importance sampling."""
+
+    def __init__(self, means, covs, alphas, df: float) -> None:
+        self.df = float(df)
+        self.means = [np.asarray(m, float) for m in means]
+        self.alphas = np.asarray(alphas, float) / np.sum(alphas)
+        self.roots, self.precs, self.logdets = [], [], []
+        for c in covs:
+            c = 0.5 * (np.asarray(c, float) + np.asarray(c, float).T)
+            w, v = np.linalg.eigh(c)
+            w = np.clip(w, 1e-300, None)
+            self.roots.append(v * np.sqrt(w)[None, :])
+            self.precs.append((v / w[None, :]) @ v.T)
+            self.logdets.append(float(np.sum(np.log(w))))
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        d = self.means[0].size
+        k = rng.choice(len(self.means), size=n, p=self.alphas)
+        z = rng.standard_normal((n, d))
+        u = rng.chisquare(self.df, n) / self.df
+        out = np.empty((n, d))
+        for j in range(len(self.means)):
+            m = k == j
+            out[m] = self.means[j][None, :] + (z[m] @ self.roots[j].T) / np.sqrt(u[m])[:, None]
+        return out
+
+    def component_logpdf(self, x: np.ndarray) -> np.ndarray:
+        """``(n, K)`` log densities of each component (normalized)."""
+        from scipy.special import gammaln
+
+        n, d = x.shape
+        nu = self.df
+        const = gammaln(0.5 * (nu + d)) - gammaln(0.5 * nu) - 0.5 * d * np.log(nu * np.pi)
+        out = np.empty((n, len(self.means)))
+        for j, (m, p, ld) in enumerate(zip(self.means, self.precs, self.logdets)):
+            dev = x - m[None, :]
+            maha = np.einsum("ij,jk,ik->i", dev, p, dev)
+            out[:, j] = const - 0.5 * ld - 0.5 * (nu + d) * np.log1p(maha / nu)
+        return out
+
+    def logpdf(self, x: np.ndarray) -> np.ndarray:
+        from scipy.special import logsumexp
+
+        return logsumexp(self.component_logpdf(x) + np.log(self.alphas)[None, :], axis=1)
+
+
+def importance_samples(problem: ReconstructionProblem, x: np.ndarray | Sequence[np.ndarray],
+                       jac_all: np.ndarray | Sequence[np.ndarray], n: int,
+                       rng: np.random.Generator, *, n_out: int = 4000, df: float = 4.0,
+                       inflate: float = 1.5, rounds: int = 2
                        ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Posterior draws by importance sampling with a Laplace-based proposal.
+    """Posterior draws by adaptive importance sampling over one or several modes.
 
-    The proposal is a multivariate Student t (``df`` degrees of freedom) centred on the optimum
-    ``x`` with scale matrix ``inflate^2 (J^T J)^+``; each of its ``n`` draws is weighted by
-    posterior / proposal (the forward model runs once per draw, in one batch), and ``n_out``
-    draws are resampled (systematic resampling) from the weighted set.
+    The first proposal is a mixture of multivariate Student t (``df`` degrees of freedom), one
+    component per mode ``x[k]`` with scale ``inflate^2 (J_k^T J_k)^+`` (``jac_all[k]``
+    includes the prior rows). Each of ``rounds`` rounds draws ``n / rounds`` points, weights
+    them by posterior / proposal, and refits every component's centre, scale and mixture
+    weight to the weighted draws it is responsible for (population Monte Carlo; the new scale
+    is the weighted covariance plus 10 % of the previous one). All draws are then weighted
+    against the average of the proposals used (the deterministic-mixture weights of adaptive
+    multiple importance sampling) and ``n_out`` are resampled (systematic resampling).
 
-    Why not the plain Laplace draws: the probe-cone cost is a smooth bowl with a roughness of a
-    few cost units on top (events snap to the integration step), so the optimizer ends in a
-    micro-minimum up to ~2 sd from the bowl's centre, and a Gaussian centred there misses the
-    truth more often than its level says. The weighted draws follow the posterior itself;
-    the Student tails and the inflation let them reach the parts the local curvature
-    underrates.
+    Why: the probe-cone posterior is neither one mode nor a Gaussian. The cost is a bowl with a
+    roughness of a few units on top (events snap to the integration step) and, in roll,
+    separate modes about 2.6 deg apart whose costs differ by less than one unit (the latches
+    can enter their slots against either wall): on the nominal shipped flight the optimizer's
+    best start (roll -2.6 deg, cost 341.2) and the truth's own mode (roll +0.5 deg, cost
+    340.9) are both there, at a Laplace Mahalanobis distance of 50. Plain Laplace draws at the
+    best start exclude the truth; an MCMC started there does not find the other modes either.
 
     Returns
     -------
@@ -163,37 +216,80 @@ def importance_samples(problem: ReconstructionProblem, x: np.ndarray, jac_all: n
         Weighted standard deviations.
     info : dict
         ``n_proposal``, ``ess`` (Kish effective sample size of the weights), ``ess_fraction``,
-        ``df``, ``inflate``, ``finite`` (proposal draws with a finite posterior).
+        ``df``, ``inflate``, ``finite``, ``modes`` (count), ``mode_weights`` (posterior
+        mass of each mode: the share of the final weights its component accounts for),
+        ``best_draw`` and ``best_log_prob`` (the most probable proposal draw).
     """
-    sp = problem.space
-    d = x.size
-    cov = np.linalg.pinv(jac_all.T @ jac_all) * inflate ** 2
-    w_e, v_e = np.linalg.eigh(0.5 * (cov + cov.T))
-    root = v_e * np.sqrt(np.clip(w_e, 0.0, None))[None, :]
-    prec = np.linalg.pinv(cov)
-    z = rng.standard_normal((n, d))
-    u = rng.chisquare(df, n) / df
-    draws = x[None, :] + (z @ root.T) / np.sqrt(u)[:, None]
-    dev = draws - x[None, :]
-    maha = np.einsum("ij,jk,ik->i", dev, prec, dev)
-    log_q = -0.5 * (df + d) * np.log1p(maha / df)
-    log_p = problem.log_probability(draws)
-    log_w = log_p - log_q
+    xs = [np.asarray(x, float)] if np.ndim(x) == 1 else [np.asarray(v, float) for v in x]
+    js = [jac_all] if np.ndim(jac_all) == 2 else list(jac_all)
+    covs = [np.linalg.pinv(j.T @ j) * inflate ** 2 for j in js]
+    mix = _MixtureT(xs, covs, np.ones(len(xs)), df)
+    rounds = max(1, int(rounds))
+    per = max(1, n // rounds)
+    all_x, all_lp, mixes, counts = [], [], [], []
+    for r in range(rounds):
+        xr = mix.sample(per, rng)
+        lp = problem.log_probability(xr)
+        all_x.append(xr)
+        all_lp.append(lp)
+        mixes.append(mix)
+        counts.append(per)
+        if r == rounds - 1:
+            break
+        # refit each component to the draws it is responsible for
+        lq = mix.logpdf(xr)
+        lw = np.where(np.isfinite(lp), lp - lq, -np.inf)
+        if not np.isfinite(lw).any():
+            continue
+        w = np.exp(lw - lw[np.isfinite(lw)].max())
+        comp = mix.component_logpdf(xr) + np.log(mix.alphas)[None, :]
+        resp = np.exp(comp - lq[:, None])
+        means, cvs, alphas = [], [], []
+        for j in range(len(xs)):
+            wj = w * resp[:, j]
+            sw = wj.sum()
+            if sw <= 0 or (sw * sw / np.sum(wj * wj)) < xr.shape[1] + 2:
+                means.append(mix.means[j])
+                cvs.append(covs[j])
+                alphas.append(mix.alphas[j])
+                continue
+            mj = wj @ xr / sw
+            dev = xr - mj[None, :]
+            cj = (wj[:, None] * dev).T @ dev / sw
+            means.append(mj)
+            cvs.append(cj + 0.1 * covs[j])
+            alphas.append(max(sw, 1e-3 * w.sum()))
+        covs = cvs
+        mix = _MixtureT(means, cvs, alphas, df)
+    draws = np.vstack(all_x)
+    log_p = np.concatenate(all_lp)
+    from scipy.special import logsumexp
+
+    frac = np.log(np.asarray(counts, float) / sum(counts))
+    log_q = logsumexp(np.column_stack([m.logpdf(draws) for m in mixes]) + frac[None, :],
+                      axis=1)
+    log_w = np.where(np.isfinite(log_p), log_p - log_q, -np.inf)
     finite = np.isfinite(log_w)
     if not finite.any():
         raise RuntimeError("importance sampling: no proposal draw has a finite posterior")
-    log_w = np.where(finite, log_w, -np.inf)
     w = np.exp(log_w - log_w[finite].max())
     w /= w.sum()
     ess = float(1.0 / np.sum(w * w))
-    # systematic resampling
     pos = (rng.random() + np.arange(n_out)) / n_out
-    idx = np.minimum(np.searchsorted(np.cumsum(w), pos), n - 1)
+    idx = np.minimum(np.searchsorted(np.cumsum(w), pos), draws.shape[0] - 1)
     samples = draws[idx]
     mean = w @ draws
     stderr = np.sqrt(np.clip(w @ (draws - mean) ** 2, 0.0, None))
-    info = {"n_proposal": int(n), "ess": ess, "ess_fraction": ess / n, "df": df,
-            "inflate": inflate, "finite": int(finite.sum())}
+    # posterior share of each mode: responsibilities under the first proposal's components
+    resp0 = mixes[0].component_logpdf(draws) + np.log(mixes[0].alphas)[None, :]
+    owner = np.argmax(resp0, axis=1)
+    shares = [float(w[owner == j].sum()) for j in range(len(xs))]
+    ib = int(np.argmax(np.where(np.isfinite(log_p), log_p, -np.inf)))
+    info = {"best_draw": draws[ib], "best_log_prob": float(log_p[ib]),
+            "n_proposal": int(draws.shape[0]), "ess": ess,
+            "ess_fraction": ess / draws.shape[0], "df": df, "inflate": inflate,
+            "rounds": rounds, "finite": int(finite.sum()), "modes": len(xs),
+            "mode_weights": shares}
     return samples, stderr, info
 
 

@@ -221,7 +221,7 @@ def _read_meta(path: Path) -> dict | None:
 def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, scale: np.ndarray,
                   lower: np.ndarray, upper: np.ndarray, path: str | os.PathLike, *,
                   names: tuple[str, ...], settings: SamplerSettings = SamplerSettings(),
-                  seed: int = 0, resume: bool = False,
+                  seed: int = 0, resume: bool = False, start: np.ndarray | None = None,
                   progress: Callable[[int, int], None] | None = None) -> SampleResult:
     """Run (or resume) ``settings.ensembles`` emcee ensembles into the HDF5 file ``path``.
 
@@ -241,6 +241,11 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
         Seeds the initial ball and each ensemble's generator (independent streams).
     resume
         Continue the chains in ``path``.
+    start
+        Optional ``(m, d)`` posterior draws (e.g. importance-resampled) to start the walkers
+        from instead of the ball: each ensemble takes ``walkers`` of them at random, jittered by
+        1e-3 ``scale`` so that no two walkers coincide. Walkers that start spread over the
+        posterior's modes need no burn-in to find them.
     progress
         Called ``progress(steps_done, max_steps)`` (per-ensemble step counts) after each round.
     """
@@ -280,7 +285,13 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
                                         backend=backend)
         if fresh:
             rng = np.random.default_rng(child[k])
-            p0 = initial_ball(log_prob, x0, scale, lower, upper, settings.walkers, rng)
+            if start is not None and len(start) > 0:
+                pick = rng.choice(len(start), settings.walkers,
+                                  replace=len(start) < settings.walkers)
+                p0 = np.clip(start[pick] + 1e-3 * scale * rng.standard_normal(
+                    (settings.walkers, d)), lower, upper)
+            else:
+                p0 = initial_ball(log_prob, x0, scale, lower, upper, settings.walkers, rng)
             rs = np.random.RandomState(int(rng.integers(2**31)))
             state = emcee.State(p0, random_state=rs.get_state())
         else:
