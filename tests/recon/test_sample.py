@@ -112,3 +112,25 @@ def test_resume_after_kill_continues_the_chain(tmp_path):
         _run(prob, path, SamplerSettings(walkers=10, ensembles=2), resume=True)
     with pytest.raises(InputError, match="nothing to resume"):
         _run(prob, tmp_path / "none.h5", SETTINGS, resume=True)
+
+
+def test_walkers_start_from_given_draws(tmp_path):
+    # two well separated start draws: walkers start at them (jittered by 1e-3 * scale), not in
+    # a ball around x0, and both are used
+    prob, _, A, y = linear_problem()
+    lo, hi = prob.space.lower, prob.space.upper
+    x0 = np.zeros(3)
+    scale = np.full(3, 0.005)
+    start = np.array([[0.2, -0.1, 0.4], [0.5, 0.1, 0.6]])
+    res = run_ensembles(prob.log_probability, x0, scale, lo, hi, tmp_path / "c.h5",
+                        names=prob.names, settings=SamplerSettings(walkers=8, ensembles=2,
+                                                                  max_steps=1, check_every=1),
+                        seed=4, start=start)
+    first = res.chains[:, 0].reshape(-1, 3)
+    d = np.abs(first[:, None, :] - start[None, :, :]).max(axis=2)
+    # the chain stores positions after the first stretch move: a third of the proposals are
+    # accepted, so most walkers are still at their start (within 5e-5, 10x the 5e-6 jitter);
+    # a ball around x0 = 0 would put none there
+    near = d.min(axis=1) < 5e-5
+    assert near.sum() >= 4
+    assert set(np.argmin(d[near], axis=1)) == {0, 1}
