@@ -314,7 +314,9 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     fit = read_fit(directory)
     events = _events(data, fit)
     has_capture = fit is not None and "capture_fit" in fit.columns
-    sections = [Section("Summary", (_summary(data, events, has_capture),))]
+    # the parameter table fits under the summary box: page 1 carries the answer
+    sections = [Section("Summary", (_summary(data, events, has_capture),)),
+                Section("Parameters", (parameter_table(data),))]
     if fit is not None:
         blocks = tuple(channel_figures(fit, _marked(events)))
         residuals = residual_figure(fit)
@@ -325,7 +327,6 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
         sections.append(Section("Telemetry against the reconstruction",
                                 (Paragraph("fit.parquet is missing: no channel figures.", "warning"),)))
 
-    sections.append(Section("Parameters", (parameter_table(data),)))
     sections += _trajectory_sections(data, directory, events)
 
     free = _free_names(data)
