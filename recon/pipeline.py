@@ -214,6 +214,12 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         diagnostics["method"] = "laplace"
     ident = identifiability(sp, samples, jac_data, threshold=settings.width_ratio)
     parameters = summarize(sp, samples, x_map, stderr)
+    if diagnostics["method"] != "laplace":
+        # the Laplace intervals at the optimum, for comparison (calibration studies)
+        lp_sum = summarize(sp, lap, x_opt, se)
+        diagnostics["laplace"] = {n: {k: v[k] for k in ("median", "ci68", "ci95")}
+                                  for n, v in lp_sum.items()
+                                  if v["prior"].get("kind") != "fixed"}
 
     k = min(settings.draws, samples.shape[0])
     draws = samples[rng.choice(samples.shape[0], size=k, replace=False)] if k else samples[:0]
