@@ -40,6 +40,32 @@ def test_truth_fits_the_shipped_flight_and_first_guess_finds_closing_velocity():
     assert abs(g[j] - truth["rel_vel_x"]) < 0.01
     k = prob.names.index("clock_offset")
     assert abs(g[k] - truth["clock_offset"]) < 0.1
+    # relative rates from the pre-contact gyros (about 30 samples per gyro at 2e-4 rad/s
+    # noise): within 3e-4 rad/s of the truth (measured 1e-4), where the prior spans +-1.7e-2
+    for a in "xyz":
+        j = prob.names.index(f"rel_rate_{a}")
+        assert abs(g[j] - truth[f"rel_rate_{a}"]) < 3e-4, a
+
+
+def test_profiled_clock_aligns_the_capture():
+    from recon.docking import profiled_costs
+
+    prob = _problem()
+    truth = json.loads((FLIGHTS / "nominal.truth.json").read_text())["parameters"]
+    x = np.array([truth[n] for n in prob.names])
+    k = prob.names.index("clock_offset")
+    x_off = x.copy()
+    x_off[k] = -0.5                       # a clock 0.75 s wrong
+    cost, xp = profiled_costs(prob, np.vstack([x, x_off]))
+    # both rows get the clock that puts the simulated capture (1 ms steps) on the
+    # telemetry's capture edge (50 Hz flags: midpoint of a 20 ms bracket): within 12 ms
+    assert np.all(np.abs(xp[:, k] - truth["clock_offset"]) < 0.012)
+    assert cost[0] == cost[1]
+    # the profiled cost ranks the draw by its shape: far below the cost with the wrong clock
+    # (the capture edge alone is 0.75 s / 7 ms = 100 sd off there). Not equal to the truth's
+    # cost: a few ms of clock error move the whole stroke history (clock sd 0.5 ms)
+    r_off = prob.least_squares_residuals(x_off)
+    assert cost[1] < 0.05 * (0.5 * r_off @ r_off)
 
 
 def test_reconstruct_bad_telemetry_exit_codes_and_no_result(tmp_path):

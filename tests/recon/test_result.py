@@ -152,3 +152,28 @@ def test_importance_mode_on_the_linear_model_matches_the_closed_form(tmp_path):
         assert p["ci95"][1] == pytest.approx(mean[j] + 1.96 * sd[j], abs=0.2 * sd[j])
         assert p["ci68"][1] - p["ci68"][0] == pytest.approx(2 * sd[j], rel=0.1)
         assert p["stderr"] == pytest.approx(sd[j], rel=0.1)
+
+
+def test_find_modes_keeps_distinct_optima_and_merges_duplicates():
+    from recon.optimize import OptimizeResult, Start, jacobian
+    from recon.pipeline import find_modes
+
+    prob, _, A, y = linear_problem()
+    mean, cov = linear_posterior(A, y)
+    sd = np.sqrt(np.diag(cov))
+    J = jacobian(prob, mean, with_prior=True)
+    cost = float(0.5 * np.sum(prob.least_squares_residuals(mean) ** 2))
+
+    def st(x, c):
+        return Start(x0=x, x=np.asarray(x, float), cost=c, success=True, message="",
+                     nfev=1, origin="lhs")
+
+    far = mean + 20 * sd                 # outside the 99.9 % ellipsoid of the first
+    near = mean + 0.5 * sd               # inside: the same mode
+    worse = mean - 20 * sd               # distinct but 30 cost units worse: no mass
+    opt = OptimizeResult(prob.names, (st(mean, cost), st(near, cost + 0.1),
+                                      st(far, cost + 1.0), st(worse, cost + 30.0)), 0)
+    modes, jacs = find_modes(prob, opt, J, diff_step=1e-4)
+    assert len(modes) == 2 and len(jacs) == 2
+    np.testing.assert_allclose(modes[0], mean)
+    np.testing.assert_allclose(modes[1], far)
