@@ -66,10 +66,56 @@ def _draw_capturing(space, rng, scn, duration, max_tries=200):
     raise RuntimeError("no capturing draw in %d tries" % max_tries)
 
 
+def _write(records, free, args, t_start):
+    """Coverage tables of the flights so far; written after every flight, so an interrupted
+    study leaves its partial table."""
+    from recon.io import versions, write_json
+
+    n = len(records)
+    se68 = float(np.sqrt(0.68 * 0.32 / n))
+    se95 = float(np.sqrt(0.95 * 0.05 / n))
+
+    def cover(key68, key95, pick=lambda r: True):
+        tab = {}
+        for name in free:
+            rows = [r["parameters"][name] for r in records if pick(r)]
+            rows = [p for p in rows if key68 in p]
+            if not rows:
+                continue
+            c68 = float(np.mean([p[key68] for p in rows]))
+            c95 = float(np.mean([p[key95] for p in rows]))
+            tab[name] = {"coverage68": c68, "coverage95": c95, "se68": se68, "se95": se95,
+                         "low": bool(c68 < 0.68 - 2 * se68 or c95 < 0.95 - 2 * se95)}
+        return tab
+
+    table = cover("in68", "in95")
+    tables = {"reported": table, "laplace": cover("laplace_in68", "laplace_in95")}
+    # hybrid rule evaluated on the same runs: importance intervals when their effective
+    # sample size is at least 100, Laplace otherwise
+    for r in records:
+        use_is = r.get("ess") is None or r["ess"] >= 100
+        for p in r["parameters"].values():
+            if "laplace_in68" in p:
+                p["hybrid_in68"] = p["in68"] if use_is else p["laplace_in68"]
+                p["hybrid_in95"] = p["in95"] if use_is else p["laplace_in95"]
+    tables["hybrid_ess100"] = cover("hybrid_in68", "hybrid_in95")
+    out = {"benchmark": "calibration_docking", "n_flights": n, "table": table,
+           "tables": tables,
+           "flights": records,
+           "settings": {"config": str(args.config), "duration": args.duration,
+                        "mcmc": args.mcmc,
+                        "selection": "prior draws that capture >= 1 s before the window end"},
+           "seed": args.seed, "versions": versions(),
+           "wall_s_total": round(time.time() - t_start, 1),
+           "date": time.strftime("%Y-%m-%d")}
+    write_json(out, args.output)
+    return tables
+
+
 def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, load_preset, preset_path
     from recon.docking import RunConfig, reconstruct_flight
-    from recon.io import load_toml, versions, write_json
+    from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
     from telemetry_samples.flights.generate import record_flight
 
@@ -85,6 +131,7 @@ def main(argv=None) -> int:
     run = load_toml(args.config)
     cfg = RunConfig.from_dict(run)
     duration = float(cfg.duration or 5.0)
+    args.duration = duration
     scn = load_preset("reference")
     rng = np.random.default_rng(args.seed)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dockrecon-cal-"))
@@ -124,6 +171,7 @@ def main(argv=None) -> int:
                     rec["parameters"][n]["laplace_in68"] = bool(q["ci68"][0] <= v <= q["ci68"][1])
                     rec["parameters"][n]["laplace_in95"] = bool(q["ci95"][0] <= v <= q["ci95"][1])
             records.append(rec)
+            _write(records, free, args, t_start)
             miss = [n for n in free if not rec["parameters"][n]["in95"]]
             print(f"{name}: v={full['rel_vel_x']:.3f} m/s capture {t_cap:.2f} s, "
                   f"cost {rec['best_cost']:.1f}, {rec['wall_s']:.0f} s, outside ci95: "
@@ -132,43 +180,8 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
+    tables = _write(records, free, args, t_start)
     n = len(records)
-    se68 = float(np.sqrt(0.68 * 0.32 / n))
-    se95 = float(np.sqrt(0.95 * 0.05 / n))
-
-    def cover(key68, key95, pick=lambda r: True):
-        tab = {}
-        for name in free:
-            rows = [r["parameters"][name] for r in records if pick(r)]
-            rows = [p for p in rows if key68 in p]
-            if not rows:
-                continue
-            c68 = float(np.mean([p[key68] for p in rows]))
-            c95 = float(np.mean([p[key95] for p in rows]))
-            tab[name] = {"coverage68": c68, "coverage95": c95, "se68": se68, "se95": se95,
-                         "low": bool(c68 < 0.68 - 2 * se68 or c95 < 0.95 - 2 * se95)}
-        return tab
-
-    table = cover("in68", "in95")
-    tables = {"reported": table, "laplace": cover("laplace_in68", "laplace_in95")}
-    # hybrid rule evaluated on the same runs: importance intervals when their effective
-    # sample size is at least 100, Laplace otherwise
-    for r in records:
-        use_is = r.get("ess") is None or r["ess"] >= 100
-        for p in r["parameters"].values():
-            if "laplace_in68" in p:
-                p["hybrid_in68"] = p["in68"] if use_is else p["laplace_in68"]
-                p["hybrid_in95"] = p["in95"] if use_is else p["laplace_in95"]
-    tables["hybrid_ess100"] = cover("hybrid_in68", "hybrid_in95")
-    out = {"benchmark": "calibration_docking", "n_flights": n, "table": table,
-           "tables": tables,
-           "flights": records,
-           "settings": {"config": str(args.config), "duration": duration, "mcmc": args.mcmc,
-                        "selection": "prior draws that capture >= 1 s before the window end"},
-           "seed": args.seed, "versions": versions(),
-           "wall_s_total": round(time.time() - t_start, 1),
-           "date": time.strftime("%Y-%m-%d")}
-    write_json(out, args.output)
     print(f"\ncoverage over {n} flights (sampling error at nominal: "
           f"68 %: {np.sqrt(0.68 * 0.32 / n):.3f}, 95 %: {np.sqrt(0.95 * 0.05 / n):.3f})")
     for label, tab in tables.items():

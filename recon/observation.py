@@ -271,6 +271,48 @@ def _interp_rows(tgrid: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     return x0 + w * (x1 - x0)
 
 
+def _log_bin(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``log(Phi(hi) - Phi(lo))`` for ``lo < hi``, accurate in both tails."""
+    from scipy.special import log_ndtr
+
+    flip = lo > 0   # bin in the upper tail: Phi(hi) - Phi(lo) = Phi(-lo) - Phi(-hi)
+    a = np.where(flip, -hi, lo)
+    b = np.where(flip, -lo, hi)
+    lb = log_ndtr(b)
+    return lb + np.log1p(-np.exp(log_ndtr(a) - lb))
+
+
+def _log_p_max(sigma: float, quantum: float) -> float:
+    """Largest probability of a reading: the bin centred on the true value."""
+    h = 0.5 * quantum / sigma
+    return float(_log_bin(np.array([-h]), np.array([h]))[0])
+
+
+def quantized_residuals(pred: np.ndarray, y: np.ndarray, sigma: float, quantum: float
+                        ) -> np.ndarray:
+    """Signed residuals of quantized readings under the exact likelihood.
+
+    The sensor adds Gaussian noise (``sigma``) to the true value and rounds to multiples of
+    ``quantum``, so a reading ``y`` has probability
+    :math:`P(y\mid x) = \Phi((y + q/2 - x)/\sigma) - \Phi((y - q/2 - x)/\sigma)`. The residual
+    :math:`r = \operatorname{sign}(x - y)\sqrt{2(\ln P_{max} - \ln P(y\mid x))}` has
+    :math:`-r^2/2 = \ln P - \ln P_{max}`: least squares on ``r`` maximizes the exact
+    likelihood, and ``r`` is smooth through ``x = y`` (Gauss-Newton works as usual).
+
+    Why not the Sheppard approximation (Gaussian with variance sigma^2 + q^2/12): when sigma is
+    below about q/2 the rounding error is not noise but a periodic function of the true value,
+    the same on neighbouring samples of a smooth signal; fitted as noise it biases the fit and
+    narrows its intervals. On the nominal shipped flight (stroke: sigma 0.2 mm, q 0.5 mm) the
+    noise-free but quantized record alone moved the closing velocity by 3.5e-5 m/s, about one
+    posterior sd, and the shipped flights put the truth 2.7-2.8 sd from the posterior median.
+    """
+    d = pred - y
+    lo = (y - 0.5 * quantum - pred) / sigma
+    hi = (y + 0.5 * quantum - pred) / sigma
+    excess = _log_p_max(sigma, quantum) - _log_bin(lo, hi)
+    return np.sign(d) * np.sqrt(np.clip(2.0 * excess, 0.0, None))
+
+
 class BoundObservation:
     """An observation model bound to one telemetry record: residuals, predictions, synthesis.
 
@@ -363,7 +405,10 @@ class BoundObservation:
                 pred = (self._param(params, f"{c.name}_scale", n)[:, None]
                         * _interp_rows(sim.t, x, s)
                         + self._param(params, f"{c.name}_bias", n)[:, None])
-                r[:, a:b] = (pred - e["y"][None, :]) / c.sigma_eff
+                if c.quantum > 0:
+                    r[:, a:b] = quantized_residuals(pred, e["y"][None, :], c.sigma, c.quantum)
+                else:
+                    r[:, a:b] = (pred - e["y"][None, :]) / c.sigma
                 continue
             shift = self._param(params, "clock_offset", n) + self._param(
                 params, f"{c.name}_latency", n)
@@ -399,7 +444,12 @@ class BoundObservation:
         for e in self._obs:
             c = e["model"]
             m = e["stop"] - e["start"]
-            tot -= m * np.log(c.sigma_eff if not c.binary else c.sigma)
+            if not c.binary and c.quantum > 0:
+                # quantized readings: log L = sum(-r^2/2) + m log P_max (a probability, not
+                # a density; see quantized_residuals)
+                tot += m * (_log_p_max(c.sigma, c.quantum) + 0.5 * np.log(2 * np.pi))
+            else:
+                tot -= m * np.log(c.sigma)
         return float(tot - 0.5 * self.n_residuals * np.log(2 * np.pi))
 
     # ---------------------------------------------------------------------------------------
