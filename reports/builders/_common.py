@@ -34,12 +34,28 @@ def fmt(value: Any, unit: str | None, digits: int = 4) -> str:
     return f"{float(value) * scale:.{digits}g}"
 
 
-def interval(entry: dict, key: str) -> str:
+def digits_for(entry: dict, least: int = 4, most: int = 8) -> int:
+    """Significant digits that resolve an entry's 68 % interval: a closing velocity of
+    0.21988 m/s known to 1e-4 needs 5, where 4 print both ends as 0.2199."""
+    c = entry.get("median", entry.get("map"))
+    lo, hi = (entry.get("ci68") or [None, None])[:2]
+    try:
+        width = abs(float(hi) - float(lo))
+        mag = abs(float(c))
+    except (TypeError, ValueError):
+        return least
+    if not (np.isfinite(width) and np.isfinite(mag)) or width <= 0 or mag <= 0:
+        return least
+    return int(np.clip(np.ceil(np.log10(mag / width)) + 2, least, most))
+
+
+def interval(entry: dict, key: str, digits: int | None = None) -> str:
     lo, hi = (entry.get(key) or [None, None])[:2]
     unit = entry.get("unit")
     if lo is None or hi is None:
         return "n/a"
-    return f"[{fmt(lo, unit)}, {fmt(hi, unit)}]"
+    d = digits_for(entry) if digits is None else digits
+    return f"[{fmt(lo, unit, d)}, {fmt(hi, unit, d)}]"
 
 
 def with_interval(entry: dict | None) -> str:
@@ -47,7 +63,8 @@ def with_interval(entry: dict | None) -> str:
         return "n/a"
     unit = entry.get("unit")
     centre = entry.get("median", entry.get("map"))
-    return f"{fmt(centre, unit)} {display(unit)[1]}  (95 %: {interval(entry, 'ci95')})"
+    d = digits_for(entry)
+    return f"{fmt(centre, unit, d)} {display(unit)[1]}  (95 %: {interval(entry, 'ci95', d)})"
 
 
 def prior_text(prior: Any, unit: str | None = None) -> str:
@@ -76,8 +93,10 @@ def parameter_table(data: dict) -> Table:
     rows, flags = [], []
     for name, e in params.items():
         unit = e.get("unit")
-        rows.append((name, display(unit)[1], fmt(e.get("map"), unit), fmt(e.get("median"), unit),
-                     interval(e, "ci68"), interval(e, "ci95"), prior_text(e.get("prior"), unit),
+        d = digits_for(e)
+        rows.append((name, display(unit)[1], fmt(e.get("map"), unit, d),
+                     fmt(e.get("median"), unit, d), interval(e, "ci68", d), interval(e, "ci95", d),
+                     prior_text(e.get("prior"), unit),
                      "not identifiable" if name in flagged else ""))
         flags.append(name in flagged)
     return Table(("parameter", "unit", "MAP", "median", "68 %", "95 %", "prior", "flag"),

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from recon.cli import cli
-from reports.builders._common import fmt
+from reports.builders._common import digits_for, fmt
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,20 +52,25 @@ def test_reconstruction_report(tmp_path):
         assert html.count(f"<h2>{section}</h2>") == 1, section
     assert html.count(">Summary<") == 1  # no second "Summary" heading inside the box
     # the summary shows the result's numbers (median, 95 % interval) in display units
+    # (as many significant digits as resolve the 68 % interval: digits_for)
     v = data["parameters"]["rel_vel_x"]
-    assert f"{fmt(v['median'], 'm/s')} m/s  (95 %: [{fmt(v['ci95'][0], 'm/s')}, " \
-           f"{fmt(v['ci95'][1], 'm/s')}])" in html
+    dv = digits_for(v)
+    assert dv >= 5       # closing velocity known to ~1e-4 m/s: 4 digits would hide it
+    assert f"{fmt(v['median'], 'm/s', dv)} m/s  (95 %: [{fmt(v['ci95'][0], 'm/s', dv)}, " \
+           f"{fmt(v['ci95'][1], 'm/s', dv)}])" in html
     y = data["parameters"]["rel_pos_y"]
-    assert f"{fmt(y['median'], 'm')} mm" in html
+    assert f"{fmt(y['median'], 'm', digits_for(y))} mm" in html
     loads = data["loads"]
     for key in ("peak_axial_force", "peak_absorber_axial_force"):
         e = loads[key]
-        assert f"{fmt(e['median'], 'N')} kN  (95 %: [{fmt(e['ci95'][0], 'N')}, " \
-               f"{fmt(e['ci95'][1], 'N')}])" in html, key
+        d = digits_for(e)
+        assert f"{fmt(e['median'], 'N', d)} kN  (95 %: [{fmt(e['ci95'][0], 'N', d)}, " \
+               f"{fmt(e['ci95'][1], 'N', d)}])" in html, key
     bending = loads["peak_bending_moment"]
-    assert bending["unit"] == "N*m" and f"{fmt(bending['median'], 'N*m')} N m  (95 %" in html
+    assert bending["unit"] == "N*m" and \
+        f"{fmt(bending['median'], 'N*m', digits_for(bending))} N m  (95 %" in html
     brake = data["energy"]["dissipated_brake"]
-    assert f"{fmt(brake['median'], 'J')} J" in html
+    assert f"{fmt(brake['median'], 'J', digits_for(brake))} J" in html
     capture = next(e for e in data["events"] if e["name"] == "capture")
     assert f"yes, at {capture['t']:.3f} s (telemetry time)  (95 %: [{capture['ci95'][0]:.3f}, " \
            f"{capture['ci95'][1]:.3f}])" in html
@@ -93,7 +98,7 @@ def test_reconstruction_report(tmp_path):
     text, images = _pdf_text(pdf_path)
     assert images == len(names)
     assert "Post-flight docking reconstruction" in text
-    assert fmt(v["median"], "m/s") in text
+    assert fmt(v["median"], "m/s", dv) in text
 
 
 def test_reconstruction_report_is_deterministic(tmp_path, monkeypatch):
