@@ -119,6 +119,8 @@ def main(argv=None) -> int:
     from telemetry_samples import SAMPLES_DIR
     from telemetry_samples.flights.generate import record_flight
 
+    from flights_docking import check   # the per-parameter truth check, same directory
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", type=int, default=24)
     ap.add_argument("--seed", type=int, default=7)
@@ -153,19 +155,13 @@ def main(argv=None) -> int:
             rec = {"flight": name, "draws_tried": tries, "capture_t": t_cap,
                    "wall_s": round(time.time() - t0, 1),
                    "best_cost": res["diagnostics"]["optimizer"]["best_cost"],
-                   "method": res["diagnostics"]["method"], "parameters": {}}
+                   "method": res["diagnostics"]["method"]}
             lap = res["diagnostics"].get("laplace", {})
             ess = (res["diagnostics"].get("importance") or {}).get("ess")
             rec["ess"] = ess
+            rec["parameters"] = check(res, {n: float(full[n]) for n in free})
             for n in free:
-                p = res["parameters"][n]
                 v = float(full[n])
-                half = 0.5 * (p["ci68"][1] - p["ci68"][0])
-                rec["parameters"][n] = {
-                    "truth": v, "map": p["map"], "median": p["median"],
-                    "in68": bool(p["ci68"][0] <= v <= p["ci68"][1]),
-                    "in95": bool(p["ci95"][0] <= v <= p["ci95"][1]),
-                    "z": (v - p["median"]) / half if half > 0 else None}
                 if n in lap:
                     q = lap[n]
                     rec["parameters"][n]["laplace_in68"] = bool(q["ci68"][0] <= v <= q["ci68"][1])

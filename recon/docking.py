@@ -192,14 +192,13 @@ def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray
                  if c in tel.channels and c in sim.channels), None)
     if "clock_offset" in names and flag is not None:
         k = names.index("clock_offset")
-        t_tel, f_tel = tel.samples(flag)
-        r_tel = edges(t_tel, f_tel)[0]
+        t_tel = _telemetry_event(tel, flag)
         batch1 = x[None, :].copy()
         batch1[0, k] = 0.0
         sim1, _ = problem.simulate(batch1)
         r_sim = edges(sim1.t, sim1.channels[flag][0])[0]
-        if r_tel.size and r_sim.size:
-            x[k] = float(np.clip(r_tel[0] - r_sim[0], sp.lower[k], sp.upper[k]))
+        if np.isfinite(t_tel) and r_sim.size:
+            x[k] = float(np.clip(t_tel - r_sim[0], sp.lower[k], sp.upper[k]))
     x = np.clip(x, sp.lower, sp.upper)
     return _rates_from_gyros(problem, x)
 

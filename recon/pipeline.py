@@ -140,19 +140,25 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                      diff_step=settings.jac_step, pre_nfev=settings.pre_nfev,
                      pre_keep=settings.pre_keep,
                      progress=(lambda d, t: progress("optimize", d, t)) if progress else None)
-    x_opt = opt.x
-    jac_data = jacobian(problem, x_opt, diff_step=settings.jac_step)
-    jac_all = jacobian(problem, x_opt, diff_step=settings.jac_step, with_prior=True)
     rng = np.random.default_rng(ss[2])
-    lap, se = laplace_samples(sp, x_opt, jac_all, 4000, rng)
-    diagnostics: dict[str, Any] = {
-        "optimizer": {"best_cost": opt.best.cost, "n_starts": len(opt.starts),
-                      "costs": [s.cost for s in opt.starts],
-                      "success": [s.success for s in opt.starts],
-                      "origins": [s.origin for s in opt.starts],
-                      "x": [s.x for s in opt.starts], "best_x": x_opt,
-                      "n_residuals": problem.n_residuals},
-    }
+
+    def at_optimum(opt):
+        """Optimum, its Jacobians (data rows; with the prior rows), Laplace draws and
+        standard errors, and the optimizer's diagnostics."""
+        x = opt.x
+        j_all = jacobian(problem, x, diff_step=settings.jac_step, with_prior=True)
+        draws, stderr = laplace_samples(sp, x, j_all, 4000, rng)
+        diag = {"best_cost": opt.best.cost, "n_starts": len(opt.starts),
+                "costs": [s.cost for s in opt.starts],
+                "success": [s.success for s in opt.starts],
+                "origins": [s.origin for s in opt.starts],
+                "x": [s.x for s in opt.starts], "best_x": x,
+                "n_residuals": problem.n_residuals}
+        # the data rows come first in the Jacobian with the prior rows
+        return x, j_all[:problem.n_residuals], j_all, draws, stderr, diag
+
+    x_opt, jac_data, jac_all, lap, se, opt_diag = at_optimum(opt)
+    diagnostics: dict[str, Any] = {"optimizer": opt_diag}
     is_draws = None
     if settings.importance > 0:
         # importance sampling over the optima found (recon.result.importance_samples): the
@@ -173,15 +179,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                      is_info["best_log_prob"] - lp_opt, extra.best.cost)
             opt = dataclasses.replace(opt, starts=opt.starts + tuple(
                 dataclasses.replace(st, origin="importance") for st in extra.starts))
-            x_opt = opt.x
-            jac_data = jacobian(problem, x_opt, diff_step=settings.jac_step)
-            jac_all = jacobian(problem, x_opt, diff_step=settings.jac_step, with_prior=True)
-            lap, se = laplace_samples(sp, x_opt, jac_all, 4000, rng)
-            diagnostics["optimizer"].update(
-                best_cost=opt.best.cost, n_starts=len(opt.starts),
-                costs=[st.cost for st in opt.starts], success=[st.success for st in opt.starts],
-                origins=[st.origin for st in opt.starts], x=[st.x for st in opt.starts],
-                best_x=x_opt)
+            x_opt, jac_data, jac_all, lap, se, diagnostics["optimizer"] = at_optimum(opt)
         is_info["mode_x"] = modes
         is_info["restarts"] = attempt
         diagnostics["importance"] = is_info
