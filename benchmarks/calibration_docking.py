@@ -128,6 +128,9 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=str(SAMPLES_DIR / "flights" / "run.toml"))
     ap.add_argument("--output", default=str(HERE / "results" / "calibration_docking.json"))
     ap.add_argument("--keep", help="keep the flights and result directories here")
+    ap.add_argument("--only", type=int, nargs="+",
+                    help="reconstruct only these flight indices (the draws before them are "
+                         "still made, so flight i is the same flight as in the full study)")
     args = ap.parse_args(argv)
 
     run = load_toml(args.config)
@@ -146,6 +149,8 @@ def main(argv=None) -> int:
             full, tries, t_cap = _draw_capturing(cfg.space, rng, scn, duration)
             ic = {n: full[n] for n in IC_NAMES}
             name = f"cal{i:02d}"
+            if args.only is not None and i not in args.only:
+                continue
             record_flight(name, work, args.seed * 1000 + i, ic, float(full["clock_offset"]),
                           duration)
             t0 = time.time()

@@ -290,7 +290,7 @@ def _log_p_max(sigma: float, quantum: float) -> float:
 
 def quantized_residuals(pred: np.ndarray, y: np.ndarray, sigma: float, quantum: float
                         ) -> np.ndarray:
-    """Signed residuals of quantized readings under the exact likelihood.
+    r"""Signed residuals of quantized readings under the exact likelihood.
 
     The sensor adds Gaussian noise (``sigma``) to the true value and rounds to multiples of
     ``quantum``, so a reading ``y`` has probability

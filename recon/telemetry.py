@@ -190,6 +190,13 @@ class Telemetry:
         return Telemetry(self.t, {n: self.channels[n] for n in names},
                          {n: self.file_units.get(n) for n in ["t", *names]}, self.source)
 
+    def until(self, t_stop: float) -> "Telemetry":
+        """The rows with ``t <= t_stop`` [s] (the fit window of a reconstruction)."""
+        keep = np.asarray(self.t) <= t_stop
+        return Telemetry(np.asarray(self.t)[keep],
+                         {n: np.asarray(v)[keep] for n, v in self.channels.items()},
+                         self.file_units, self.source)
+
     @classmethod
     def from_arrays(cls, t, channels: Mapping[str, Any], source: str | None = None) -> "Telemetry":
         """Build from SI arrays (synthetic data, tests)."""

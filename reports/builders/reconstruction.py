@@ -414,8 +414,15 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                     "energy ledger of the absorbers, over posterior draws."),)))
 
     versions = data.get("versions", {})
+    win = settings.get("fit_window") or {}
+    if win.get("t_stop") is not None:
+        fitted = (f"telemetry t <= {win['t_stop']:.3f} s (capture edge + "
+                  f"{win['after_capture']:g} s)")
+    else:
+        fitted = "the whole record"
     rows = tuple((k, str(v)) for k, v in settings.items() if not isinstance(v, (dict, list))) + \
-        (("seed", str(data.get("seed"))),) + tuple((k, str(v)) for k, v in versions.items())
+        (("fitted", fitted), ("seed", str(data.get("seed")))) + \
+        tuple((k, str(v)) for k, v in versions.items())
     sections.append(Section("Settings, seed and versions", (Table(("item", "value"), rows),)))
 
     tel = settings.get("telemetry", "")
