@@ -88,9 +88,14 @@ def test_reconstruct_bad_telemetry_exit_codes_and_no_result(tmp_path):
     assert r.exit_code == 2 and "optimiser" in r.output
 
 
-def test_fit_window_parsing_and_cut():
+def _windowed(after=1.0):
     run = load_toml(FLIGHTS / "run.toml")
-    cfg = RunConfig.from_dict(run)
+    return run, RunConfig.from_dict({**run, "model": {**run["model"],
+                                                      "fit_after_capture": after}})
+
+
+def test_fit_window_parsing_and_cut():
+    run, cfg = _windowed(1.0)
     assert cfg.fit_after_capture == 1.0
     tel = load_telemetry(FLIGHTS / "nominal.parquet")
     cut, t_stop = cfg.fit_window(tel)
@@ -102,8 +107,8 @@ def test_fit_window_parsing_and_cut():
     # no capture edge in the record: the whole record
     no_cap = tel.until(t_edge - 0.1)
     assert cfg.fit_window(no_cap)[1] is None and cfg.fit_window(no_cap)[0] is no_cap
-    whole = RunConfig.from_dict({**run, "model": {"duration": 5.0}})
-    assert whole.fit_window(tel) == (tel, None)
+    whole = RunConfig.from_dict(run)          # the shipped configuration: the whole record
+    assert whole.fit_after_capture is None and whole.fit_window(tel) == (tel, None)
     for bad in (-1.0, "1 s", True):
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "model": {"fit_after_capture": bad}})
@@ -128,7 +133,7 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
     offset = -0.7582647161011284
     path = record_flight("cal01", tmp_path, 7001, truth, offset, 5.0)
     scn, _ = load_scenario(preset_path("reference"))
-    cfg = RunConfig.from_dict(load_toml(FLIGHTS / "run.toml"))
+    _, cfg = _windowed(1.0)
     obs = cfg.observation.parameter_names()
     names = [n for n in cfg.space.names if n not in obs]
     fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration, rate=cfg.rate)

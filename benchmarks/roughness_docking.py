@@ -1,0 +1,108 @@
+"""Roughness of the reconstruction cost along one parameter, per telemetry channel.
+
+The probe-cone cost is a bowl with small-scale structure on top (contact, latch, brake and
+hysteresis switching; late post-capture impacts). This study measures that structure on one
+flight: the cost at ``--points`` values of ``--parameter`` spaced evenly over
+``truth +- --span`` (all other parameters at the truth), a least-squares parabola through
+them, and the rms and largest deviation of the cost from the parabola, in total and per
+channel. ``--dt-contact`` repeats the scan with other contact-phase integration steps (the
+telemetry is not re-recorded: the flight is the one on disk); ``--window`` evaluates the cost
+on the record cut ``fit_after_capture`` seconds after the capture edge as well as on the
+whole record.
+
+A smooth likelihood has rms deviation << 1 (cost units, i.e. -log likelihood); deviations of
+order 1 within one posterior sd are what make local optimizers stall and importance weights
+uneven.
+
+Usage::
+
+    .venv/bin/python benchmarks/roughness_docking.py FLIGHT.parquet [--config RUN.toml]
+        [--parameter rel_pos_z] [--span 3e-4] [--points 201] [--dt-contact 5e-4 1.25e-4]
+        [--window 1.0]
+
+``FLIGHT.truth.json`` must lie beside the telemetry (as ``dockrecon samples generate`` and
+``calibration_docking.py --keep`` write them). Prints a table; writes nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+def _scan(problem, x0, i, offsets):
+    xs = np.repeat(x0[None, :], offsets.size, axis=0)
+    xs[:, i] += offsets
+    r = problem.residuals(xs)
+    total = 0.5 * np.sum(r * r, axis=1)
+    parts = {}
+    for e in problem.bound._obs:
+        parts[e["model"].name] = 0.5 * np.sum(r[:, e["start"]:e["stop"]] ** 2, axis=1)
+    return total, parts
+
+
+def _rough(offsets, cost):
+    """(sd of the fitted parabola's Gaussian [parameter unit], rms and max deviation)."""
+    q = np.polyfit(offsets, cost, 2)
+    dev = cost - np.polyval(q, offsets)
+    sd = 1.0 / np.sqrt(2.0 * q[0]) if q[0] > 0 else float("nan")
+    return sd, float(np.std(dev)), float(np.max(np.abs(dev)))
+
+
+def main(argv=None) -> int:
+    from models.probe_cone import preset_path
+    from recon.docking import DockingForward, RunConfig, load_scenario
+    from recon.io import load_toml
+    from recon.problem import ReconstructionProblem
+    from recon.telemetry import load_telemetry
+    from telemetry_samples import SAMPLES_DIR
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("telemetry")
+    ap.add_argument("--config", default=str(SAMPLES_DIR / "flights" / "run.toml"))
+    ap.add_argument("--parameter", default="rel_pos_z")
+    ap.add_argument("--span", type=float, default=3e-4, help="half width [SI]")
+    ap.add_argument("--points", type=int, default=201)
+    ap.add_argument("--dt-contact", type=float, nargs="+", default=[None])
+    ap.add_argument("--window", type=float, help="also cut fit_after_capture [s] after capture")
+    args = ap.parse_args(argv)
+
+    tel_path = Path(args.telemetry)
+    truth = json.loads(tel_path.with_suffix(".truth.json").read_text())["parameters"]
+    scn0, run = load_scenario(preset_path("reference"))
+    cfg = RunConfig.from_dict({**run, **load_toml(args.config)})
+    cfg = dataclasses.replace(cfg, fit_after_capture=None)
+    tel = load_telemetry(tel_path)
+    records = {"whole record": tel}
+    if args.window is not None:
+        cut = dataclasses.replace(cfg, fit_after_capture=args.window).fit_window(tel)
+        records[f"capture + {args.window:g} s (t <= {cut[1]:.3f} s)"] = cut[0]
+    obs = cfg.observation.parameter_names()
+    names = [n for n in cfg.space.names if n not in obs]
+    offsets = np.linspace(-args.span, args.span, args.points)
+    print(f"{tel_path.name}: cost along {args.parameter} = truth +- {args.span:g}, "
+          f"{args.points} points; rms / max deviation from the fitted parabola [cost units]")
+    for dtc in args.dt_contact:
+        scn = scn0 if dtc is None else dataclasses.replace(
+            scn0, integration=dataclasses.replace(scn0.integration, dt_contact=dtc))
+        fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration,
+                             rate=cfg.rate)
+        step = scn.integration.dt_contact
+        for label, t in records.items():
+            prob = ReconstructionProblem(fwd, t, cfg.space, cfg.observation)
+            x0 = np.array([truth[n] for n in prob.names])
+            total, parts = _scan(prob, x0, prob.names.index(args.parameter), offsets)
+            sd, rms, mx = _rough(offsets, total)
+            print(f"\ndt_contact {step * 1e3:g} ms, {label}: parabola sd {sd:.3g}, "
+                  f"deviation rms {rms:.3f} max {mx:.3f}")
+            for name, c in parts.items():
+                _, rms_c, mx_c = _rough(offsets, c)
+                print(f"    {name:16s} rms {rms_c:.3f}  max {mx_c:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
