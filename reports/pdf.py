@@ -23,6 +23,8 @@ def _styles():
         "subtitle": ParagraphStyle("subtitle", parent=base["Normal"], textColor=colors.HexColor("#555555"),
                                    alignment=1, spaceAfter=12),
         "h2": ParagraphStyle("h2", parent=base["Heading2"], spaceBefore=12, keepWithNext=1),
+        "h2split": ParagraphStyle("h2split", parent=base["Heading2"], spaceBefore=12,
+                                  keepWithNext=0),
         "h3": ParagraphStyle("h3", parent=base["Heading3"], keepWithNext=1),
         "text": base["BodyText"],
         "note": ParagraphStyle("note", parent=base["BodyText"], fontSize=8.5, leading=11,
@@ -60,7 +62,14 @@ def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -
         head = [P(f"<b>{escape(c)}</b>", styles["cell"]) for c in block.columns]
         body = [[P(escape(c), styles["cell"] if j == 0 else styles["cellr"]) for j, c in enumerate(row)]
                 for row in block.rows]
-        table = T([head] + body, repeatRows=1, hAlign="LEFT")
+        # full frame width, shared by the longest text of each column (Paragraph cells have
+        # no natural width: left to reportlab, intervals wrap onto two lines and the table
+        # no longer fits under the summary on page 1)
+        texts = [block.columns, *block.rows]
+        weight = [min(max(max(len(str(r[j])) for r in texts), 5), 22) + 3
+                  for j in range(len(block.columns))]
+        widths = [frame_width * w / sum(weight) for w in weight]
+        table = T([head] + body, repeatRows=1, hAlign="LEFT", colWidths=widths)
         style = [
             ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#bbbbbb")),
             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#eef1f5")),
@@ -94,7 +103,7 @@ def render_pdf(report: Report) -> bytes:
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.units import mm
     from reportlab.platypus import Paragraph as P
-    from reportlab.platypus import SimpleDocTemplate
+    from reportlab.platypus import CondPageBreak, SimpleDocTemplate
 
     styles = _styles()
     buf = io.BytesIO()
@@ -108,7 +117,15 @@ def render_pdf(report: Report) -> bytes:
              P(escape(report.subtitle + (f"  ·  {report.date}" if report.date else "")),
                styles["subtitle"])]
     for section in report.sections:
-        story.append(P(escape(section.title), styles["h2"]))
+        if section.blocks and isinstance(section.blocks[0], Table):
+            # a heading kept with a table moves both to the next page whenever the whole
+            # table does not fit (reportlab groups keepWithNext flowables in a KeepTogether):
+            # the parameter table would leave page 1 half empty. Let the table split instead,
+            # with room for the heading and a few rows ensured.
+            story.append(CondPageBreak(45 * mm))
+            story.append(P(escape(section.title), styles["h2split"]))
+        else:
+            story.append(P(escape(section.title), styles["h2"]))
         for block in section.blocks:
             story.extend(_flowables(block, styles, frame_width, A4[1] - 2 * margin))
 
