@@ -16,8 +16,10 @@ Each flight:
 3. records it with the sensor effects of the shipped flights
    (:func:`telemetry_samples.flights.generate.record_flight`: noise, quantization, 10-50 Hz
    rates, a dropout, the drawn clock offset);
-4. reconstructs it with ``reconstruct_flight`` and the shipped run configuration (``--mcmc``
-   to sample with emcee; default Laplace intervals, as ``make demo``);
+4. reconstructs it with ``reconstruct_flight`` and the shipped run configuration (default:
+   importance sampling, as ``make demo``; ``--mcmc`` to sample every flight with emcee;
+   ``--mcmc-below-ess 100`` to sample with emcee only the flights whose importance sampling
+   has an effective sample size below 100, the walkers then starting from a wide ball);
 5. records, per parameter, whether the truth is inside ``ci68`` and ``ci95`` of the reported
    intervals (importance sampling or MCMC) and of the Laplace intervals at the optimum that
    the result also records (``diagnostics.laplace``); a third table applies the rule
@@ -103,7 +105,8 @@ def _write(records, free, args, t_start):
            "tables": tables,
            "flights": records,
            "settings": {"config": str(args.config), "duration": args.duration,
-                        "mcmc": args.mcmc,
+                        "mcmc": args.mcmc, "mcmc_below_ess": args.mcmc_below_ess,
+                        "steps": args.steps, "only": args.only,
                         "selection": "prior draws that capture >= 1 s before the window end"},
            "seed": args.seed, "versions": versions(),
            "wall_s_total": round(time.time() - t_start, 1),
@@ -124,7 +127,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", type=int, default=24)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--mcmc", action="store_true", help="emcee intervals (default: Laplace)")
+    ap.add_argument("--mcmc", action="store_true", help="emcee intervals (default: importance)")
+    ap.add_argument("--mcmc-below-ess", type=float, default=None, metavar="N",
+                    help="reconstruct again with emcee the flights whose importance sampling "
+                         "has an effective sample size below N (the engine's hybrid rule)")
+    ap.add_argument("--steps", type=int, default=None, help="emcee step limit")
     ap.add_argument("--config", default=str(SAMPLES_DIR / "flights" / "run.toml"))
     ap.add_argument("--output", default=str(HERE / "results" / "calibration_docking.json"))
     ap.add_argument("--keep", help="keep the flights and result directories here")
@@ -155,8 +162,16 @@ def main(argv=None) -> int:
                           duration)
             t0 = time.time()
             reconstruct_flight(work / f"{name}.parquet", preset_path("reference"),
-                               work / name, config=args.config, seed=i, mcmc=args.mcmc)
+                               work / name, config=args.config, seed=i, mcmc=args.mcmc,
+                               steps=args.steps)
             res = json.loads((work / name / "result.json").read_text())
+            is_ess = (res["diagnostics"].get("importance") or {}).get("ess")
+            if (args.mcmc_below_ess is not None and not args.mcmc and is_ess is not None
+                    and is_ess < args.mcmc_below_ess):
+                reconstruct_flight(work / f"{name}.parquet", preset_path("reference"),
+                                   work / name, config=args.config, seed=i, mcmc=True,
+                                   steps=args.steps)
+                res = json.loads((work / name / "result.json").read_text())
             rec = {"flight": name, "draws_tried": tries, "capture_t": t_cap,
                    "wall_s": round(time.time() - t0, 1),
                    "best_cost": res["diagnostics"]["optimizer"]["best_cost"],
@@ -164,6 +179,12 @@ def main(argv=None) -> int:
             lap = res["diagnostics"].get("laplace", {})
             ess = (res["diagnostics"].get("importance") or {}).get("ess")
             rec["ess"] = ess
+            if res["diagnostics"]["method"] == "mcmc":
+                m = res["diagnostics"]["mcmc"]
+                rec["mcmc"] = {"steps": m.get("steps"), "status": m.get("status"),
+                               "start": m.get("start"),
+                               "rhat_max": max((m.get("rhat") or {"": float("nan")}).values()),
+                               "ess_min": min((m.get("ess") or {"": float("nan")}).values())}
             rec["parameters"] = check(res, {n: float(full[n]) for n in free})
             for n in free:
                 v = float(full[n])
