@@ -132,6 +132,9 @@ def main(argv=None) -> int:
                     help="reconstruct again with emcee the flights whose importance sampling "
                          "has an effective sample size below N (the engine's hybrid rule)")
     ap.add_argument("--steps", type=int, default=None, help="emcee step limit")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="no new flights: join the per-flight records of these study outputs "
+                         "(runs of one study split with --only) into one table at --output")
     ap.add_argument("--config", default=str(SAMPLES_DIR / "flights" / "run.toml"))
     ap.add_argument("--output", default=str(HERE / "results" / "calibration_docking.json"))
     ap.add_argument("--keep", help="keep the flights and result directories here")
@@ -139,6 +142,22 @@ def main(argv=None) -> int:
                     help="reconstruct only these flight indices (the draws before them are "
                          "still made, so flight i is the same flight as in the full study)")
     args = ap.parse_args(argv)
+
+    if args.merge:
+        parts = [json.loads(Path(f).read_text()) for f in args.merge]
+        records = sorted((r for d in parts for r in d["flights"]), key=lambda r: r["flight"])
+        names = [r["flight"] for r in records]
+        if len(set(names)) != len(names):
+            raise SystemExit("--merge: a flight appears in two of the files")
+        args.duration = parts[0]["settings"]["duration"]
+        for k in ("config", "mcmc", "mcmc_below_ess", "steps"):
+            setattr(args, k, parts[0]["settings"].get(k, getattr(args, k)))
+        args.seed = parts[0].get("seed", args.seed)
+        args.only = names
+        free = list(records[0]["parameters"])
+        _write(records, free, args, time.time() - sum(d.get("wall_s_total", 0) for d in parts))
+        print(f"{len(records)} flights merged into {args.output}")
+        return 0
 
     run = load_toml(args.config)
     cfg = RunConfig.from_dict(run)

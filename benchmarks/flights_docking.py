@@ -72,6 +72,7 @@ def main(argv=None) -> int:
                           "method": res["diagnostics"]["method"],
                           "best_cost": res["diagnostics"]["optimizer"]["best_cost"],
                           "mcmc": res["diagnostics"].get("mcmc", {}).get("status"),
+                          "mcmc_start": res["diagnostics"].get("mcmc", {}).get("start"),
                           "importance": res["diagnostics"].get("importance"),
                           "closing_velocity_w68": w68,
                           "all_ic_in95": all(par[n]["in95"] for n in ics),
