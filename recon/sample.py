@@ -172,7 +172,10 @@ def diagnose(chains: np.ndarray, accepted: np.ndarray, settings: SamplerSettings
     elif np.any(np.abs(tau - previous_tau) > settings.tau_rtol * tau):
         reasons.append("tau still changing")
     if not np.all(rhat < settings.rhat_max):
-        reasons.append(f"max R-hat {np.nanmax(rhat):.4f} >= {settings.rhat_max}")
+        if np.all(np.isnan(rhat)):   # chains too short to split (or a single ensemble)
+            reasons.append("R-hat not available (chains too short)")
+        else:
+            reasons.append(f"max R-hat {np.nanmax(rhat):.4f} >= {settings.rhat_max}")
     if not np.all(ess >= settings.min_ess):
         reasons.append(f"min ESS {np.min(ess):.0f} < {settings.min_ess:g}")
     converged = not reasons
