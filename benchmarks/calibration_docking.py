@@ -180,24 +180,25 @@ def main(argv=None) -> int:
             record_flight(name, work, args.seed * 1000 + i, ic, float(full["clock_offset"]),
                           duration)
             t0 = time.time()
-            reconstruct_flight(work / f"{name}.parquet", preset_path("reference"),
-                               work / name, config=args.config, seed=i, mcmc=args.mcmc,
-                               steps=args.steps)
-            res = json.loads((work / name / "result.json").read_text())
-            is_ess = (res["diagnostics"].get("importance") or {}).get("ess")
-            if (args.mcmc_below_ess is not None and not args.mcmc and is_ess is not None
-                    and is_ess < args.mcmc_below_ess):
+
+            def reconstruct(mcmc):
                 reconstruct_flight(work / f"{name}.parquet", preset_path("reference"),
-                                   work / name, config=args.config, seed=i, mcmc=True,
+                                   work / name, config=args.config, seed=i, mcmc=mcmc,
                                    steps=args.steps)
                 res = json.loads((work / name / "result.json").read_text())
+                return res, (res["diagnostics"].get("importance") or {}).get("ess")
+
+            res, ess = reconstruct(args.mcmc)
+            if (args.mcmc_below_ess is not None and not args.mcmc and ess is not None
+                    and ess < args.mcmc_below_ess):
+                # the MCMC run repeats the optimizer and importance sampling (same seed, same
+                # ESS): reconstruct_flight has no entry point after them
+                res, ess = reconstruct(True)
             rec = {"flight": name, "draws_tried": tries, "capture_t": t_cap,
                    "wall_s": round(time.time() - t0, 1),
                    "best_cost": res["diagnostics"]["optimizer"]["best_cost"],
-                   "method": res["diagnostics"]["method"]}
+                   "method": res["diagnostics"]["method"], "ess": ess}
             lap = res["diagnostics"].get("laplace", {})
-            ess = (res["diagnostics"].get("importance") or {}).get("ess")
-            rec["ess"] = ess
             if res["diagnostics"]["method"] == "mcmc":
                 m = res["diagnostics"]["mcmc"]
                 rec["mcmc"] = {"steps": m.get("steps"), "status": m.get("status"),

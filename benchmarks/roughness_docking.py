@@ -38,9 +38,8 @@ def _scan(problem, x0, i, offsets):
     xs[:, i] += offsets
     r = problem.residuals(xs)
     total = 0.5 * np.sum(r * r, axis=1)
-    parts = {}
-    for e in problem.bound._obs:
-        parts[e["model"].name] = 0.5 * np.sum(r[:, e["start"]:e["stop"]] ** 2, axis=1)
+    parts = {name: 0.5 * np.sum(r[:, cols] ** 2, axis=1)
+             for name, cols in problem.bound.channel_slices().items()}
     return total, parts
 
 

@@ -345,6 +345,10 @@ class BoundObservation:
             self._obs.append(entry)
         self.n_residuals = n
 
+    def channel_slices(self) -> dict[str, slice]:
+        """Columns of each channel in the residual vector (see the class docstring)."""
+        return {e["model"].name: slice(e["start"], e["stop"]) for e in self._obs}
+
     # ---------------------------------------------------------------------------------------
     def _param(self, params: Mapping[str, np.ndarray], name: str, n: int) -> np.ndarray:
         if name in params:

@@ -192,10 +192,13 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                         "%s", is_info["ess"], is_info["n_proposal"],
                         "" if settings.mcmc else "; the intervals are rough (run MCMC)")
     if settings.mcmc:
-        scale = np.clip(np.where(np.isfinite(se), se, np.inf), 1e-6 * sp.prior_scale(),
-                        0.5 * sp.prior_scale())
-        start, start_how = is_draws, "importance draws"
-        if is_draws is not None and diagnostics["importance"]["ess"] < MIN_START_ESS:
+        if is_draws is None:
+            start, start_how = None, "ball of 1 sd"
+            width = np.where(np.isfinite(se), se, np.inf)
+        elif diagnostics["importance"]["ess"] >= MIN_START_ESS:
+            start, start_how = is_draws, "importance draws"
+            width = np.where(np.isfinite(se), se, np.inf)
+        else:
             # Importance draws with a small effective sample size sit on a few points, often
             # in one narrow pocket of a rough posterior: in the calibration study (24 flights,
             # seed 7) the 21 flights with ESS >= 100 cover at 0.70 / 0.95, the 3 below it at
@@ -203,12 +206,12 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
             # wide ball instead, 4 x the larger of the Laplace and importance standard
             # deviations (on calibration flight cal04 such a start converged, split R-hat
             # <= 1.013 after 1500 steps, with every truth inside its 95 % interval).
-            scale = np.clip(4.0 * np.fmax(np.where(np.isfinite(se), se, 0.0), is_se),
-                            1e-6 * sp.prior_scale(), 0.5 * sp.prior_scale())
-            start, start_how = None, (f"ball of 4 sd (importance ESS "
-                                      f"{diagnostics['importance']['ess']:.0f} < "
-                                      f"{MIN_START_ESS})")
+            start = None
+            start_how = (f"ball of 4 sd (importance ESS {diagnostics['importance']['ess']:.0f}"
+                         f" < {MIN_START_ESS})")
+            width = 4.0 * np.fmax(np.where(np.isfinite(se), se, 0.0), is_se)
             log.info("MCMC walkers start from a %s", start_how)
+        scale = np.clip(width, 1e-6 * sp.prior_scale(), 0.5 * sp.prior_scale())
         res = run_ensembles(problem.log_probability, x_opt, scale, sp.lower, sp.upper,
                             out / "chains.h5", names=problem.names, settings=settings.sampler,
                             seed=int(ss[1].generate_state(1)[0]), resume=resume,
@@ -221,7 +224,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         diagnostics["method"] = "mcmc"
         diagnostics["mcmc"] = res.diagnostics.to_dict(problem.names)
         diagnostics["mcmc"]["n_samples"] = int(samples.shape[0])
-        diagnostics["mcmc"]["start"] = start_how if is_draws is not None else "ball of 1 sd"
+        diagnostics["mcmc"]["start"] = start_how
         stderr = np.std(samples, axis=0)
         log.info("sampling stopped: %s (%s)", res.diagnostics.status, res.diagnostics.reason)
     elif is_draws is not None:
