@@ -442,7 +442,12 @@ def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bo
 @click.option("--walkers", type=click.IntRange(min=2), default=None, help="Walkers per ensemble.")
 @click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")
 @click.option("--resume", is_flag=True, help="Continue the chains of an interrupted run in DIR.")
-@click.option("--no-mcmc", is_flag=True, help="Optimizer and Laplace intervals only.")
+@click.option("--no-mcmc", is_flag=True, help="No emcee: intervals from importance sampling "
+              "([optimizer] importance > 0) or the Laplace approximation.")
+@click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="N", help="Run emcee only when importance sampling's effective sample "
+                                "size is below N (the calibrated engine: 100; overrides "
+                                "[optimizer] mcmc_below_ess).")
 @click.option("--starts", type=click.IntRange(min=0), default=None,
               help="Latin-hypercube starts besides the first guess (overrides [optimizer]).")
 @click.option("--max-nfev", type=click.IntRange(min=1), default=None,
@@ -450,8 +455,8 @@ def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bo
 @click.pass_context
 def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: str,
                     config: str | None, seed: int, walkers: int | None, steps: int | None,
-                    resume: bool, no_mcmc: bool, starts: int | None,
-                    max_nfev: int | None) -> None:
+                    resume: bool, no_mcmc: bool, mcmc_below_ess: float | None,
+                    starts: int | None, max_nfev: int | None) -> None:
     """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY."""
     from recon.docking import reconstruct_flight
 
@@ -471,7 +476,8 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
 
     res = reconstruct_flight(telemetry, scenario, output, config=config, seed=seed,
                              walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
-                             starts=starts, max_nfev=max_nfev, progress=progress)
+                             mcmc_below_ess=mcmc_below_ess, starts=starts, max_nfev=max_nfev,
+                             progress=progress)
     for bar in bars.values():
         if bar.pos < bar.length:
             bar.__exit__(None, None, None)
@@ -479,6 +485,8 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
     how = diag["method"]
     if how == "mcmc":
         how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
+    elif "mcmc_skipped" in diag:
+        how += f" (no MCMC needed: {diag['mcmc_skipped']})"
     click.echo(f"{output}/result.json written; intervals from {how}", err=True)
     _end_with_report(output)
 

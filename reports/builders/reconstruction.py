@@ -106,13 +106,21 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
         how = "Laplace approximation at the MAP (no MCMC run, --no-mcmc)"
     elif method == "importance":
         imp = diag.get("importance") or {}
-        how = ("importance sampling with a Laplace-t proposal (no MCMC run, --no-mcmc); "
+        how = (f"importance sampling with a Laplace-t proposal ({_why_no_mcmc(diag)}); "
                f"effective sample size {imp.get('ess', float('nan')):.0f} of "
                f"{imp.get('n_proposal', 'n/a')}")
     else:
         how = f"{method}" + (f", sampler {status}" if status else "")
     items.append(("inference", how))
     return Summary(tuple(items), title="Key results (median and 95 % interval)")
+
+
+def _why_no_mcmc(diag: dict) -> str:
+    """Why a result has no chains: ``--no-mcmc``, or the hybrid rule found the importance
+    sampling good enough (``diagnostics.mcmc_skipped``)."""
+    if diag.get("mcmc_skipped"):
+        return f"not needed: {diag['mcmc_skipped']}"
+    return "--no-mcmc"
 
 
 def _read_chains(directory: Path):
@@ -391,7 +399,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     elif diag.get("method") == "importance":
         imp = diag.get("importance") or {}
         sections.append(Section("Chains and convergence", (Paragraph(
-            "No MCMC run (--no-mcmc): intervals are from importance sampling of the posterior "
+            f"No MCMC run ({_why_no_mcmc(diag)}): intervals are from importance sampling of "
+            "the posterior "
             f"with {imp.get('n_proposal', 'n/a')} draws of a Student-t proposal "
             f"(df {imp.get('df', 'n/a')}) centred on the MAP with the inverse Gauss-Newton "
             f"Hessian inflated by {imp.get('inflate', 'n/a')}, each weighted by posterior / "

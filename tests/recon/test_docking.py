@@ -86,6 +86,10 @@ def test_reconstruct_bad_telemetry_exit_codes_and_no_result(tmp_path):
     r = runner.invoke(cli, ["reconstruct", str(FLIGHTS / "nominal.parquet"), *args[:2],
                             "--config", str(bad), "--output", str(tmp_path / "o2")])
     assert r.exit_code == 2 and "optimiser" in r.output
+    r = runner.invoke(cli, ["reconstruct", str(FLIGHTS / "nominal.parquet"), *args[:4],
+                            "--output", str(tmp_path / "o3"), "--mcmc-below-ess", "0"])
+    assert r.exit_code == 2 and "--mcmc-below-ess" in r.output
+    assert not (tmp_path / "o3").exists()
 
 
 def _windowed(after=1.0):
@@ -113,6 +117,31 @@ def test_fit_window_parsing_and_cut():
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "model": {"fit_after_capture": bad}})
         assert e.value.key == "model.fit_after_capture"
+
+
+def test_mcmc_below_ess_parsing():
+    run = load_toml(FLIGHTS / "run.toml")
+    # shipped: the calibrated hybrid engine; without the key, emcee always follows
+    assert RunConfig.from_dict(run).settings.mcmc_below_ess == 100.0
+    opt = {k: v for k, v in run["optimizer"].items() if k != "mcmc_below_ess"}
+    assert RunConfig.from_dict({**run, "optimizer": opt}).settings.mcmc_below_ess is None
+    opt["mcmc_below_ess"] = 100
+    # the CLI option overrides the file
+    assert RunConfig.from_dict({**run, "optimizer": opt},
+                               mcmc_below_ess=50.0).settings.mcmc_below_ess == 50.0
+    for bad in (0, -5, "100", True):
+        with pytest.raises(InputError) as e:
+            RunConfig.from_dict({**run, "optimizer": {**opt, "mcmc_below_ess": bad}})
+        assert e.value.key == "optimizer.mcmc_below_ess"
+    assert RunConfig.from_dict(run).settings.search_retries == 2
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InputError) as e:
+            RunConfig.from_dict({**run, "optimizer": {**opt, "search_retries": bad}})
+        assert e.value.key == "optimizer.search_retries"
+    # without importance sampling there is no ESS to test
+    with pytest.raises(InputError, match="importance") as e:
+        RunConfig.from_dict({**run, "optimizer": {**opt, "importance": 0}})
+    assert e.value.key == "optimizer.mcmc_below_ess"
 
 
 def test_fit_window_removes_the_chaotic_tail(tmp_path):

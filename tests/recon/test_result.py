@@ -154,6 +154,63 @@ def test_importance_mode_on_the_linear_model_matches_the_closed_form(tmp_path):
         assert p["stderr"] == pytest.approx(sd[j], rel=0.1)
 
 
+def test_hybrid_rule_runs_mcmc_only_below_the_ess_threshold(tmp_path):
+    # the calibrated engine: importance sampling where its ESS is high enough, emcee where not.
+    # On the Gaussian linear model 600 proposal draws give an ESS of ~240 (40 %, see above):
+    # a threshold of 100 keeps the importance answer, one of 1e6 sends it on to emcee.
+    import dataclasses
+
+    prob, _, A, y = linear_problem()
+    base = dataclasses.replace(QUICK, importance=600, mcmc_below_ess=100.0)
+    res = reconstruct(prob, tmp_path / "skip", settings=base, seed=3)
+    diag = res.diagnostics
+    assert diag["method"] == "importance" and "mcmc" not in diag
+    ess = diag["importance"]["ess"]
+    assert ess >= 100 and diag["mcmc_skipped"] == f"importance ESS {ess:.0f} >= 100"
+    assert not (tmp_path / "skip" / "chains.h5").exists()
+    doc = json.loads((tmp_path / "skip" / "result.json").read_text())
+    assert doc["settings"]["engine"]["mcmc_below_ess"] == 100.0
+    res = reconstruct(prob, tmp_path / "run", seed=3,
+                      settings=dataclasses.replace(base, mcmc_below_ess=1e6))
+    assert res.diagnostics["method"] == "mcmc" and "mcmc_skipped" not in res.diagnostics
+    assert res.diagnostics["mcmc"]["start"] == "importance draws"
+    assert (tmp_path / "run" / "chains.h5").exists()
+
+
+def test_implausible_fit_triggers_another_search(tmp_path, caplog):
+    # A search that stops far from the optimum (one evaluation from a start 5 prior sd out)
+    # leaves a cost far above gof_limit; search_again's round finds the optimum. Without
+    # retries the run says the fit is implausible.
+    import dataclasses
+    import logging
+
+    from recon.pipeline import gof_limit
+
+    prob, _, A, y = linear_problem()
+    mean, _ = linear_posterior(A, y)
+    far = np.full(3, 5.0 * 0.5)
+    calls = []
+
+    def again(problem, k):
+        calls.append(k)
+        return mean
+
+    base = dataclasses.replace(QUICK, starts=0, max_nfev=1, mcmc=False, search_retries=2)
+    res = reconstruct(prob, tmp_path / "a", settings=base, first_guess=far, search_again=again)
+    s = res.diagnostics["search"]
+    limit = gof_limit(prob.n_residuals)
+    assert s["gof_limit"] == limit and s["round_best_cost"][0] > limit
+    assert s["rounds"] == 2 and calls == [1] and s["plausible"]
+    assert s["round_best_cost"][1] < 0.5 * prob.n_residuals + 10
+    assert "search 2" in res.diagnostics["optimizer"]["origins"]
+    assert res.parameters["a"]["map"] == pytest.approx(mean[0], abs=1e-6)
+    with caplog.at_level(logging.WARNING, logger="dockrecon.reconstruct"):
+        res = reconstruct(prob, tmp_path / "b", first_guess=far, search_again=again,
+                          settings=dataclasses.replace(base, search_retries=0))
+    assert res.diagnostics["search"]["rounds"] == 1 and not res.diagnostics["search"]["plausible"]
+    assert calls == [1] and "may have missed the basin" in caplog.text
+
+
 def test_find_modes_keeps_distinct_optima_and_merges_duplicates():
     from recon.optimize import OptimizeResult, Start, jacobian
     from recon.pipeline import find_modes
