@@ -101,8 +101,15 @@ def _write(records, free, args, t_start):
                 p["hybrid_in68"] = p["in68"] if use_is else p["laplace_in68"]
                 p["hybrid_in95"] = p["in95"] if use_is else p["laplace_in95"]
     tables["hybrid_ess100"] = cover("hybrid_in68", "hybrid_in95")
+    # the joint check of the initial conditions (flights_docking.joint_check): the truth inside
+    # the posterior's Gaussian 68 % / 95 % region
+    jr = [r["joint"] for r in records if "joint" in r]
+    joint = ({"n": len(jr), "coverage68": float(np.mean([j["in68"] for j in jr])),
+              "coverage95": float(np.mean([j["in95"] for j in jr])),
+              "d2_median": float(np.median([j["d2"] for j in jr])), "dof": jr[0]["dof"]}
+             if jr else None)
     out = {"benchmark": "calibration_docking", "n_flights": n, "table": table,
-           "tables": tables,
+           "tables": tables, "joint": joint,
            "flights": records,
            "settings": {"config": str(args.config), "duration": args.duration,
                         "mcmc": args.mcmc, "mcmc_below_ess": args.mcmc_below_ess,
@@ -122,7 +129,8 @@ def main(argv=None) -> int:
     from telemetry_samples import SAMPLES_DIR
     from telemetry_samples.flights.generate import record_flight
 
-    from flights_docking import check   # the per-parameter truth check, same directory
+    # the per-parameter and joint truth checks, same directory
+    from flights_docking import check, joint_check
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", type=int, default=24)
@@ -181,19 +189,15 @@ def main(argv=None) -> int:
                           duration)
             t0 = time.time()
 
-            def reconstruct(mcmc):
-                reconstruct_flight(work / f"{name}.parquet", preset_path("reference"),
-                                   work / name, config=args.config, seed=i, mcmc=mcmc,
-                                   steps=args.steps)
-                res = json.loads((work / name / "result.json").read_text())
-                return res, (res["diagnostics"].get("importance") or {}).get("ess")
-
-            res, ess = reconstruct(args.mcmc)
-            if (args.mcmc_below_ess is not None and not args.mcmc and ess is not None
-                    and ess < args.mcmc_below_ess):
-                # the MCMC run repeats the optimizer and importance sampling (same seed, same
-                # ESS): reconstruct_flight has no entry point after them
-                res, ess = reconstruct(True)
+            # --mcmc-below-ess: the engine's hybrid rule (recon.pipeline,
+            # ReconstructSettings.mcmc_below_ess), importance sampling then emcee in one run
+            hybrid = args.mcmc_below_ess is not None and not args.mcmc
+            reconstruct_flight(work / f"{name}.parquet", preset_path("reference"), work / name,
+                               config=args.config, seed=i, mcmc=args.mcmc or hybrid,
+                               mcmc_below_ess=args.mcmc_below_ess if hybrid else None,
+                               steps=args.steps)
+            res = json.loads((work / name / "result.json").read_text())
+            ess = (res["diagnostics"].get("importance") or {}).get("ess")
             rec = {"flight": name, "draws_tried": tries, "capture_t": t_cap,
                    "wall_s": round(time.time() - t0, 1),
                    "best_cost": res["diagnostics"]["optimizer"]["best_cost"],
@@ -206,6 +210,8 @@ def main(argv=None) -> int:
                                "rhat_max": max((m.get("rhat") or {"": float("nan")}).values()),
                                "ess_min": min((m.get("ess") or {"": float("nan")}).values())}
             rec["parameters"] = check(res, {n: float(full[n]) for n in free})
+            rec["joint"] = joint_check(res, {n: float(full[n]) for n in free},
+                                       [n for n in IC_NAMES if n in free])
             for n in free:
                 v = float(full[n])
                 if n in lap:
@@ -224,6 +230,11 @@ def main(argv=None) -> int:
 
     tables = _write(records, free, args, t_start)
     n = len(records)
+    jr = [r["joint"] for r in records if "joint" in r]
+    if jr:
+        print(f"\njoint region of the initial conditions (chi2_{jr[0]['dof']}): "
+              f"68 % {np.mean([j['in68'] for j in jr]):.2f}, "
+              f"95 % {np.mean([j['in95'] for j in jr]):.2f} over {len(jr)} flights")
     print(f"\ncoverage over {n} flights (sampling error at nominal: "
           f"68 %: {np.sqrt(0.68 * 0.32 / n):.3f}, 95 %: {np.sqrt(0.95 * 0.05 / n):.3f})")
     for label, tab in tables.items():
