@@ -112,6 +112,18 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     else:
         how = f"{method}" + (f", sampler {status}" if status else "")
     items.append(("inference", how))
+    opt = diag.get("optimizer") or {}
+    search = diag.get("search") or {}
+    if opt.get("best_cost") is not None and opt.get("n_residuals"):
+        text = f"cost {opt['best_cost']:.1f} over {opt['n_residuals']} residuals"
+        if search.get("gof_limit") is not None:
+            rounds = int(search.get("rounds", 1))
+            text += f" (a fit is plausible up to {search['gof_limit']:.0f}"
+            text += f"; {rounds} search rounds)" if rounds > 1 else ")"
+            if not search.get("plausible", True):
+                text += (": IMPLAUSIBLE, the search may have missed the basin or the model does "
+                         "not describe the data")
+        items.append(("fit", text))
     return Summary(tuple(items), title="Key results (median and 95 % interval)")
 
 

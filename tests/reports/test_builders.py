@@ -101,6 +101,30 @@ def test_reconstruction_report(tmp_path):
     assert fmt(v["median"], "m/s", dv) in text
 
 
+def test_reconstruction_summary_states_the_fit_and_why_no_chains():
+    # the summary's "fit" row (cost, residuals, the plausibility limit of
+    # recon.pipeline.gof_limit) and the reason the hybrid rule gives for skipping emcee
+    from reports.builders.reconstruction import _summary
+
+    data = json.loads((DATA / "reconstruction" / "result.json").read_text())
+    opt = data["diagnostics"]["optimizer"]
+    n = opt["n_residuals"]
+
+    def rows(diag):
+        d = {**data, "diagnostics": {**data["diagnostics"], **diag}}
+        return dict(_summary(d, [], False).items)
+
+    ok = rows({"search": {"rounds": 1, "gof_limit": 431.0, "plausible": True}})
+    assert ok["fit"] == f"cost {opt['best_cost']:.1f} over {n} residuals (a fit is " \
+                        "plausible up to 431)"
+    bad = rows({"search": {"rounds": 3, "gof_limit": 431.0, "plausible": False}})
+    assert "3 search rounds" in bad["fit"] and "IMPLAUSIBLE" in bad["fit"]
+    skipped = rows({"method": "importance", "mcmc_skipped": "importance ESS 812 >= 100",
+                    "importance": {"ess": 812.0, "n_proposal": 2000}})
+    assert skipped["inference"].startswith("importance sampling with a Laplace-t proposal "
+                                           "(not needed: importance ESS 812 >= 100)")
+
+
 def test_reconstruction_report_is_deterministic(tmp_path, monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     for name in ("a", "b"):
