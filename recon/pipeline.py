@@ -183,12 +183,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         opt = dataclasses.replace(opt, starts=opt.starts + tuple(
             dataclasses.replace(st, origin=f"search {k + 1}") for st in extra.starts))
         round_best.append(float(extra.best.cost))
-    if opt.best.cost > limit:
-        log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
-                    "the search may have missed the basin, or the model does not describe the "
-                    "data", opt.best.cost, limit, problem.n_residuals)
-    search = {"rounds": len(round_best), "round_best_cost": round_best, "gof_limit": limit,
-              "plausible": bool(opt.best.cost <= limit)}
+    search = {"rounds": len(round_best), "round_best_cost": round_best, "gof_limit": limit}
     rng = np.random.default_rng(ss[2])
 
     def at_optimum(opt):
@@ -232,8 +227,13 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         is_info["mode_x"] = modes
         is_info["restarts"] = attempt
         diagnostics["importance"] = is_info
-    # (the importance block may have polished further)
-    diagnostics["search"]["plausible"] = bool(diagnostics["optimizer"]["best_cost"] <= limit)
+    # after the importance block, which may have polished further
+    best_cost = float(diagnostics["optimizer"]["best_cost"])
+    search["plausible"] = bool(best_cost <= limit)
+    if not search["plausible"]:
+        log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
+                    "the search may have missed the basin, or the model does not describe the "
+                    "data", best_cost, limit, problem.n_residuals)
     run_mcmc = settings.mcmc
     if (run_mcmc and settings.mcmc_below_ess is not None and is_draws is not None
             and diagnostics["importance"]["ess"] >= settings.mcmc_below_ess):
