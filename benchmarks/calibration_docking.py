@@ -23,7 +23,11 @@ Each flight:
 5. records, per parameter, whether the truth is inside ``ci68`` and ``ci95`` of the reported
    intervals (importance sampling or MCMC) and of the Laplace intervals at the optimum that
    the result also records (``diagnostics.laplace``); a third table applies the rule
-   "importance intervals when their effective sample size is >= 100, else Laplace".
+   "importance intervals when their effective sample size is >= 100, else Laplace";
+6. records the truth jointly: inside the posterior's Gaussian 68 / 95 % region of the initial
+   conditions or not (``flights_docking.joint_check``), and the likelihood-ratio statistic
+   ``lr = 2 (cost(truth) - best cost)``, chi-square with 12 degrees of freedom if the
+   likelihood is right and the search found the optimum (negative: a search failure).
 
 Coverage of each parameter is a binomial proportion: with N flights its sampling standard
 error at the nominal level p is ``sqrt(p (1 - p) / N)`` (N = 24: 0.095 at 68 %, 0.044 at 95 %).
@@ -127,6 +131,15 @@ def _write(records, free, args, t_start):
              if jr else None)
     pooled = {f"coverage{lv}": float(np.mean([r["parameters"][nm][f"in{lv}"] for r in records
                                               for nm in free])) for lv in (68, 95)}
+    lrs = [r["lr"] for r in records if "lr" in r]
+    if lrs:
+        from scipy.stats import chi2
+
+        k = len(free)
+        pooled["likelihood_ratio"] = {
+            "n": len(lrs), "dof": k, "mean": float(np.mean(lrs)),
+            "inside95": float(np.mean([v <= chi2.ppf(0.95, k) for v in lrs])),
+            "search_failures": int(sum(v < 0 for v in lrs))}
     pooled["median_abs_z"] = float(np.median([abs(r["parameters"][nm]["z"]) for r in records
                                               for nm in free
                                               if r["parameters"][nm]["z"] is not None]))
@@ -147,6 +160,12 @@ def _write(records, free, args, t_start):
 def _print(tables, records):
     """The tables of :func:`_write` on stdout."""
     n = len(records)
+    lrs = [r["lr"] for r in records if "lr" in r]
+    if lrs:
+        print(f"\nlikelihood ratio of the truth, 2 (cost(truth) - best cost), over {len(lrs)} "
+              f"flights: mean {np.mean(lrs):.1f} (chi2_{len(records[0]['parameters'])} mean "
+              f"{len(records[0]['parameters'])}); negative (search missed a better basin): "
+              f"{sum(v < 0 for v in lrs)}")
     jr = [r["joint"] for r in records if "joint" in r]
     if jr:
         print(f"\njoint region of the initial conditions (chi2_{jr[0]['dof']}): "
@@ -166,7 +185,7 @@ def _print(tables, records):
 
 def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, load_preset, preset_path
-    from recon.docking import RunConfig, reconstruct_flight
+    from recon.docking import RunConfig, flight_problem, reconstruct_flight
     from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
     from telemetry_samples.flights.generate import record_flight
@@ -254,6 +273,15 @@ def main(argv=None) -> int:
                                "rhat_max": max((m.get("rhat") or {"": float("nan")}).values()),
                                "ess_min": min((m.get("ess") or {"": float("nan")}).values())}
             rec["parameters"] = check(res, {n: float(full[n]) for n in free})
+            # the likelihood-ratio statistic of the truth: 2 (cost(truth) - best cost) is
+            # about chi-square with len(free) degrees of freedom when the search found the
+            # optimum and the likelihood is right (negative: the search missed a better basin)
+            prob = flight_problem(work / f"{name}.parquet", preset_path("reference"),
+                                  config=args.config)[0]
+            r_t = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
+            rec["cost_truth"] = float(0.5 * r_t @ r_t)
+            rec["lr"] = 2.0 * (rec["cost_truth"] - rec["best_cost"])
+            rec["gof_limit"] = res["diagnostics"].get("search", {}).get("gof_limit")
             rec["joint"] = joint_check(res, {n: float(full[n]) for n in free},
                                        [n for n in IC_NAMES if n in free])
             for n in free:

@@ -85,7 +85,7 @@ from recon.result import ReconstructionResult
 from recon.sample import SamplerSettings
 from recon.telemetry import load_telemetry
 
-__all__ = ["DockingForward", "RunConfig", "load_scenario", "first_guess", "screened_starts", "profiled_costs",
+__all__ = ["DockingForward", "RunConfig", "flight_problem", "load_scenario", "first_guess", "screened_starts", "profiled_costs",
            "docking_loads",
            "docking_energy", "reconstruct_flight", "RUN_TABLES"]
 
@@ -507,13 +507,15 @@ class RunConfig:
                    int(opt.get("keep", 3)), after)
 
 
-def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike,
-                       output: str | os.PathLike, *, config: str | os.PathLike | None = None,
-                       seed: int = 0, walkers: int | None = None, steps: int | None = None,
-                       resume: bool = False, mcmc: bool = True, starts: int | None = None,
-                       max_nfev: int | None = None, mcmc_below_ess: float | None = None,
-                       progress=None) -> ReconstructionResult:
-    """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
+def flight_problem(telemetry: str | os.PathLike, scenario: str | os.PathLike, *,
+                   config: str | os.PathLike | None = None, **overrides: Any):
+    """Read a scenario, run configuration and telemetry and build the probe-cone
+    reconstruction problem.
+
+    ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps, mcmc, ...). Returns
+    ``(problem, cfg, scn, t_stop)``: the problem, the parsed run configuration, the scenario
+    and the end of the fit window (None: the whole record). Input errors name the file.
+    """
     scn, run = load_scenario(scenario)
     src = str(scenario)
     if config is not None:
@@ -521,9 +523,7 @@ def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike
         src = str(config)
         run = {**run, **extra}
     try:
-        cfg = RunConfig.from_dict(run, walkers=walkers, steps=steps, mcmc=mcmc,
-                                  starts=starts, max_nfev=max_nfev,
-                                  mcmc_below_ess=mcmc_below_ess)
+        cfg = RunConfig.from_dict(run, **overrides)
     except InputError as exc:
         raise exc.with_source(src)
     tel, t_stop = cfg.fit_window(load_telemetry(telemetry))
@@ -542,6 +542,20 @@ def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike
         problem = ReconstructionProblem(fwd, tel, cfg.space, cfg.observation)
     except InputError as exc:
         raise exc.with_source(str(telemetry))
+    return problem, cfg, scn, t_stop
+
+
+def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike,
+                       output: str | os.PathLike, *, config: str | os.PathLike | None = None,
+                       seed: int = 0, walkers: int | None = None, steps: int | None = None,
+                       resume: bool = False, mcmc: bool = True, starts: int | None = None,
+                       max_nfev: int | None = None, mcmc_below_ess: float | None = None,
+                       progress=None) -> ReconstructionResult:
+    """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
+    problem, cfg, scn, t_stop = flight_problem(
+        telemetry, scenario, config=config, walkers=walkers, steps=steps, mcmc=mcmc,
+        starts=starts, max_nfev=max_nfev, mcmc_below_ess=mcmc_below_ess)
+    fwd_names = list(problem.forward.names)
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
         first_guess=lambda prob: screened_starts(prob, n_screen=cfg.screen, keep=cfg.keep,

@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from models.probe_cone import preset_path
 from recon.cli import cli
-from recon.docking import DockingForward, RunConfig, first_guess, load_scenario
+from recon.docking import (DockingForward, RunConfig, first_guess, flight_problem,
+                           load_scenario)
 from models.errors import InputError
 from recon.io import load_toml
 from recon.problem import ReconstructionProblem
@@ -18,13 +19,8 @@ FLIGHTS = SAMPLES_DIR / "flights"
 
 
 def _problem(flight="nominal"):
-    scn, _ = load_scenario(preset_path("reference"))
-    cfg = RunConfig.from_dict(load_toml(FLIGHTS / "run.toml"))
-    obs = cfg.observation.parameter_names()
-    names = [n for n in cfg.space.names if n not in obs]
-    fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration, rate=cfg.rate)
-    return ReconstructionProblem(fwd, load_telemetry(FLIGHTS / f"{flight}.parquet"), cfg.space,
-                                 cfg.observation)
+    return flight_problem(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
+                          config=FLIGHTS / "run.toml")[0]
 
 
 def test_truth_fits_the_shipped_flight_and_first_guess_finds_closing_velocity():
