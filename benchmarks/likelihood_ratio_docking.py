@@ -1,0 +1,79 @@
+"""Likelihood-ratio statistic of the truth over the flights of a calibration study.
+
+For each flight ``calNN`` of a ``calibration_docking.py`` output (seed and run configuration
+taken from it), regenerate its telemetry (the same draws and sensor seeds as the study) and
+compute ``lr = 2 (cost(truth) - best cost)``. If the likelihood is right and the search found
+the optimum, ``lr`` is about chi-square with as many degrees of freedom as free parameters;
+negative means the search missed a basin better than the one it reported. Studies run after
+commit 9522fdb record ``lr`` themselves; this recomputes it for older ones.
+
+Usage::
+
+    .venv/bin/python benchmarks/likelihood_ratio_docking.py STUDY.json [--output OUT.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+
+def main(argv=None) -> int:
+    from scipy.stats import chi2
+
+    from calibration_docking import _draw_capturing
+    from models.probe_cone import IC_NAMES, load_preset, preset_path
+    from recon.docking import RunConfig, flight_problem
+    from recon.io import load_toml, write_json
+    from telemetry_samples.flights.generate import record_flight
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("study")
+    ap.add_argument("--output")
+    args = ap.parse_args(argv)
+    study = json.loads(Path(args.study).read_text())
+    best = {r["flight"]: r["best_cost"] for r in study["flights"]}
+    config = study["settings"]["config"]
+    duration = float(study["settings"]["duration"])
+    seed = int(study["seed"])
+    cfg = RunConfig.from_dict(load_toml(config))
+    scn = load_preset("reference")
+    rng = np.random.default_rng(seed)
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="dockrecon-lr-") as tmp:
+        work = Path(tmp)
+        for i in range(max(int(k[3:]) for k in best) + 1):
+            full, _, _ = _draw_capturing(cfg.space, rng, scn, duration)
+            name = f"cal{i:02d}"
+            if name not in best:
+                continue
+            record_flight(name, work, seed * 1000 + i, {n: full[n] for n in IC_NAMES},
+                          float(full["clock_offset"]), duration)
+            prob = flight_problem(work / f"{name}.parquet", preset_path("reference"),
+                                  config=config)[0]
+            r = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
+            c = float(0.5 * r @ r)
+            lr = 2.0 * (c - best[name])
+            k = len(prob.names)
+            out[name] = {"cost_truth": c, "best_cost": best[name], "lr": lr, "dof": k,
+                         "p": float(chi2.sf(lr, k)) if lr >= 0 else None}
+            print(f"{name}: cost at truth {c:.1f}, best {best[name]:.1f}, lr {lr:.1f}", flush=True)
+    lrs = np.array([v["lr"] for v in out.values()])
+    k = next(iter(out.values()))["dof"]
+    summary = {"n": len(lrs), "dof": k, "mean": float(lrs.mean()),
+               "median": float(np.median(lrs)), "negative": int(np.sum(lrs < 0)),
+               "above95": int(np.sum(lrs > chi2.ppf(0.95, k)))}
+    print(f"\n{summary['n']} flights: mean lr {summary['mean']:.1f} (chi2_{k}: {k}), median "
+          f"{summary['median']:.1f}, negative {summary['negative']}, above the 95 % quantile "
+          f"{summary['above95']}")
+    if args.output:
+        write_json({"benchmark": "likelihood_ratio_docking", "study": str(args.study),
+                    "summary": summary, "flights": out}, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
