@@ -64,11 +64,24 @@ def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -
                 for row in block.rows]
         # full frame width, shared by the longest text of each column (Paragraph cells have
         # no natural width: left to reportlab, intervals wrap onto two lines and the table
-        # no longer fits under the summary on page 1)
+        # no longer fits under the summary on page 1). Columns whose longest text fits in
+        # 22 characters get the width that text needs on one line (plus the cell padding),
+        # so numbers never wrap (a MAP of -0.040262 did, into "-0.04026" over "2"); longer
+        # texts wrap whatever their width and share what is left.
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
+        cell = styles["cell"]
         texts = [block.columns, *block.rows]
-        weight = [min(max(max(len(str(r[j])) for r in texts), 5), 22) + 3
-                  for j in range(len(block.columns))]
-        widths = [frame_width * w / sum(weight) for w in weight]
+        longest = [max(texts, key=lambda r: len(str(r[j])))[j] for j in range(len(block.columns))]
+        need = [stringWidth(str(t), "Helvetica-Bold", cell.fontSize) + 14.0 for t in longest]
+        fits = [len(str(t)) <= 22 for t in longest]
+        room = frame_width - sum(w for w, f in zip(need, fits) if f)
+        n_wrap = sum(not f for f in fits)
+        if n_wrap and room > 60.0 * n_wrap:
+            widths = [w if f else room / n_wrap for w, f in zip(need, fits)]
+        else:
+            widths = [frame_width * w / sum(need) for w in need]
+        widths = [w * frame_width / sum(widths) for w in widths]
         table = T([head] + body, repeatRows=1, hAlign="LEFT", colWidths=widths)
         style = [
             ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#bbbbbb")),
