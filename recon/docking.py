@@ -556,15 +556,17 @@ def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike
         telemetry, scenario, config=config, walkers=walkers, steps=steps, mcmc=mcmc,
         starts=starts, max_nfev=max_nfev, mcmc_below_ess=mcmc_below_ess)
     fwd_names = list(problem.forward.names)
+
+    def screen(prob, k=0):
+        """Starts of search round k + 1: the screen with its own seed."""
+        return screened_starts(prob, n_screen=cfg.screen, keep=cfg.keep, seed=seed + 7919 * k)
+
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
-        first_guess=lambda prob: screened_starts(prob, n_screen=cfg.screen, keep=cfg.keep,
-                                                 seed=seed),
         # an implausible best fit (recon.pipeline.gof_limit): screen again with other seeds.
         # The shipped misaligned flight at seed 0 needs it: its first screen's polish ends at
         # cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
-        search_again=lambda prob, k: screened_starts(prob, n_screen=cfg.screen, keep=cfg.keep,
-                                                     seed=seed + 7919 * k),
+        first_guess=screen, search_again=screen,
         loads=docking_loads(scn, fwd_names, cfg.duration, cfg.rate),
         energy=docking_energy(scn, fwd_names, cfg.duration, cfg.rate),
         extra_settings={"scenario": str(scenario), "config": None if config is None else

@@ -234,22 +234,23 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
                     "the search may have missed the basin, or the model does not describe the "
                     "data", best_cost, limit, problem.n_residuals)
+    is_ess = diagnostics["importance"]["ess"] if is_draws is not None else None
     run_mcmc = settings.mcmc
-    if (run_mcmc and settings.mcmc_below_ess is not None and is_draws is not None
-            and diagnostics["importance"]["ess"] >= settings.mcmc_below_ess):
+    if (run_mcmc and settings.mcmc_below_ess is not None and is_ess is not None
+            and is_ess >= settings.mcmc_below_ess):
         run_mcmc = False
-        diagnostics["mcmc_skipped"] = (f"importance ESS {diagnostics['importance']['ess']:.0f}"
-                                       f" >= {settings.mcmc_below_ess:g}")
+        diagnostics["mcmc_skipped"] = (f"importance ESS {is_ess:.0f} >= "
+                                       f"{settings.mcmc_below_ess:g}")
         log.info("no MCMC: %s", diagnostics["mcmc_skipped"])
-    if is_draws is not None and diagnostics["importance"]["ess"] < MIN_START_ESS:
+    if is_ess is not None and is_ess < MIN_START_ESS:
         log.warning("importance sampling: effective sample size %.0f of %d proposal draws%s",
-                    diagnostics["importance"]["ess"], diagnostics["importance"]["n_proposal"],
+                    is_ess, diagnostics["importance"]["n_proposal"],
                     "; MCMC follows" if run_mcmc else "; the intervals are rough (run MCMC)")
     if run_mcmc:
-        if is_draws is None:
+        if is_ess is None:
             start, start_how = None, "ball of 1 sd"
             width = np.where(np.isfinite(se), se, np.inf)
-        elif diagnostics["importance"]["ess"] >= MIN_START_ESS:
+        elif is_ess >= MIN_START_ESS:
             start, start_how = is_draws, "importance draws"
             width = np.where(np.isfinite(se), se, np.inf)
         else:
@@ -261,8 +262,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
             # deviations (on calibration flight cal04 such a start converged, split R-hat
             # <= 1.013 after 1500 steps, with every truth inside its 95 % interval).
             start = None
-            start_how = (f"ball of 4 sd (importance ESS {diagnostics['importance']['ess']:.0f}"
-                         f" < {MIN_START_ESS})")
+            start_how = f"ball of 4 sd (importance ESS {is_ess:.0f} < {MIN_START_ESS})"
             width = 4.0 * np.fmax(np.where(np.isfinite(se), se, 0.0), is_se)
             log.info("MCMC walkers start from a %s", start_how)
         scale = np.clip(width, 1e-6 * sp.prior_scale(), 0.5 * sp.prior_scale())

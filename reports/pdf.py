@@ -81,7 +81,6 @@ def _flowables(block, styles, frame_width: float, frame_height: float = 720.0) -
             widths = [w if f else room / n_wrap for w, f in zip(need, fits)]
         else:
             widths = [frame_width * w / sum(need) for w in need]
-        widths = [w * frame_width / sum(widths) for w in widths]
         table = T([head] + body, repeatRows=1, hAlign="LEFT", colWidths=widths)
         style = [
             ("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#bbbbbb")),
