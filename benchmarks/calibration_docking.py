@@ -77,9 +77,43 @@ def _draw_capturing(space, rng, scn, duration, max_tries=200):
     raise RuntimeError("no capturing draw in %d tries" % max_tries)
 
 
+def study_flights(space, seed: int, duration: float, n: int):
+    """The study's flights in order: ``(i, name, full draw, tries, capture time)``. The same
+    seed gives the same flights (each draw depends on all draws before it)."""
+    from models.probe_cone import load_preset
+
+    scn = load_preset("reference")
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        full, tries, t_cap = _draw_capturing(space, rng, scn, duration)
+        yield i, f"cal{i:02d}", full, tries, t_cap
+
+
+def record_study_flight(work: Path, name: str, seed: int, i: int, full: dict,
+                        duration: float) -> Path:
+    """Record flight ``i`` of the study with its own sensor seed; returns the telemetry path."""
+    from models.probe_cone import IC_NAMES
+    from telemetry_samples.flights.generate import record_flight
+
+    record_flight(name, work, seed * 1000 + i, {n: full[n] for n in IC_NAMES},
+                  float(full["clock_offset"]), duration)
+    return work / f"{name}.parquet"
+
+
+def truth_cost(telemetry: Path, config, full: dict) -> float:
+    """The reconstruction cost of the truth on ``telemetry`` (the shipped reference scenario
+    and run configuration ``config``)."""
+    from models.probe_cone import preset_path
+    from recon.docking import flight_problem
+
+    prob = flight_problem(telemetry, preset_path("reference"), config=config)[0]
+    r = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
+    return float(0.5 * r @ r)
+
+
 def _write(records, free, args, t_start):
-    """Coverage tables of the flights so far; written after every flight, so an interrupted
-    study leaves its partial table."""
+    """Coverage tables of the flights so far, written to ``args.output`` after every flight (an
+    interrupted study leaves its partial table); returns the document written."""
     from recon.io import versions, write_json
 
     n = len(records)
@@ -154,26 +188,25 @@ def _write(records, free, args, t_start):
            "wall_s_total": round(time.time() - t_start, 1),
            "date": time.strftime("%Y-%m-%d")}
     write_json(out, args.output)
-    return tables
+    return out
 
 
-def _print(tables, records):
-    """The tables of :func:`_write` on stdout."""
-    n = len(records)
-    lrs = [r["lr"] for r in records if "lr" in r]
-    if lrs:
-        print(f"\nlikelihood ratio of the truth, 2 (cost(truth) - best cost), over {len(lrs)} "
-              f"flights: mean {np.mean(lrs):.1f} (chi2_{len(records[0]['parameters'])} mean "
-              f"{len(records[0]['parameters'])}); negative (search missed a better basin): "
-              f"{sum(v < 0 for v in lrs)}")
-    jr = [r["joint"] for r in records if "joint" in r]
-    if jr:
-        print(f"\njoint region of the initial conditions (chi2_{jr[0]['dof']}): "
-              f"68 % {np.mean([j['in68'] for j in jr]):.2f}, "
-              f"95 % {np.mean([j['in95'] for j in jr]):.2f} over {len(jr)} flights")
+def _print(out):
+    """The summaries and tables of :func:`_write`'s document on stdout."""
+    n = out["n_flights"]
+    lr = out["pooled"].get("likelihood_ratio")
+    if lr:
+        print(f"\nlikelihood ratio of the truth, 2 (cost(truth) - best cost), over {lr['n']} "
+              f"flights: mean {lr['mean']:.1f} (chi2_{lr['dof']} mean {lr['dof']}); negative "
+              f"(search missed a better basin): {lr['search_failures']}")
+    joint = out["joint"]
+    if joint:
+        print(f"\njoint region of the initial conditions (chi2_{joint['dof']}): "
+              f"68 % {joint['coverage68']:.2f}, 95 % {joint['coverage95']:.2f} over "
+              f"{joint['n']} flights")
     print(f"\ncoverage over {n} flights (sampling error at nominal: "
           f"68 %: {np.sqrt(0.68 * 0.32 / n):.3f}, 95 %: {np.sqrt(0.95 * 0.05 / n):.3f})")
-    for label, tab in tables.items():
+    for label, tab in out["tables"].items():
         print(f"\n{label}\n{'parameter':14s} {'ci68':>6s} {'ci95':>6s} {'p_low68':>8s} "
               f"{'p_low95':>8s}")
         for name, row in tab.items():
@@ -184,11 +217,10 @@ def _print(tables, records):
 
 
 def main(argv=None) -> int:
-    from models.probe_cone import IC_NAMES, load_preset, preset_path
-    from recon.docking import RunConfig, flight_problem, reconstruct_flight
+    from models.probe_cone import IC_NAMES, preset_path
+    from recon.docking import RunConfig, reconstruct_flight
     from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
-    from telemetry_samples.flights.generate import record_flight
 
     # the per-parameter and joint truth checks, same directory
     from flights_docking import check, joint_check
@@ -224,38 +256,33 @@ def main(argv=None) -> int:
         args.seed = parts[0].get("seed", args.seed)
         args.only = names
         free = list(records[0]["parameters"])
-        tables = _write(records, free, args,
-                        time.time() - sum(d.get("wall_s_total", 0) for d in parts))
+        out = _write(records, free, args,
+                     time.time() - sum(d.get("wall_s_total", 0) for d in parts))
         print(f"{len(records)} flights merged into {args.output}")
-        _print(tables, records)
+        _print(out)
         return 0
 
     run = load_toml(args.config)
     cfg = RunConfig.from_dict(run)
     duration = float(cfg.duration or 5.0)
     args.duration = duration
-    scn = load_preset("reference")
-    rng = np.random.default_rng(args.seed)
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dockrecon-cal-"))
     work.mkdir(parents=True, exist_ok=True)
     free = [n for n in cfg.space.free_names]
     records = []
     t_start = time.time()
     try:
-        for i in range(args.flights):
-            full, tries, t_cap = _draw_capturing(cfg.space, rng, scn, duration)
-            ic = {n: full[n] for n in IC_NAMES}
-            name = f"cal{i:02d}"
+        for i, name, full, tries, t_cap in study_flights(cfg.space, args.seed, duration,
+                                                         args.flights):
             if args.only is not None and i not in args.only:
                 continue
-            record_flight(name, work, args.seed * 1000 + i, ic, float(full["clock_offset"]),
-                          duration)
+            telemetry = record_study_flight(work, name, args.seed, i, full, duration)
             t0 = time.time()
 
             # --mcmc-below-ess: the engine's hybrid rule (recon.pipeline,
             # ReconstructSettings.mcmc_below_ess), importance sampling then emcee in one run
             hybrid = args.mcmc_below_ess is not None and not args.mcmc
-            reconstruct_flight(work / f"{name}.parquet", preset_path("reference"), work / name,
+            reconstruct_flight(telemetry, preset_path("reference"), work / name,
                                config=args.config, seed=i, mcmc=args.mcmc or hybrid,
                                mcmc_below_ess=args.mcmc_below_ess if hybrid else None,
                                steps=args.steps)
@@ -276,10 +303,7 @@ def main(argv=None) -> int:
             # the likelihood-ratio statistic of the truth: 2 (cost(truth) - best cost) is
             # about chi-square with len(free) degrees of freedom when the search found the
             # optimum and the likelihood is right (negative: the search missed a better basin)
-            prob = flight_problem(work / f"{name}.parquet", preset_path("reference"),
-                                  config=args.config)[0]
-            r_t = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
-            rec["cost_truth"] = float(0.5 * r_t @ r_t)
+            rec["cost_truth"] = truth_cost(telemetry, args.config, full)
             rec["lr"] = 2.0 * (rec["cost_truth"] - rec["best_cost"])
             rec["gof_limit"] = res["diagnostics"].get("search", {}).get("gof_limit")
             rec["joint"] = joint_check(res, {n: float(full[n]) for n in free},
@@ -300,7 +324,7 @@ def main(argv=None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
-    _print(_write(records, free, args, t_start), records)
+    _print(_write(records, free, args, t_start))
     return 0
 
 

@@ -55,7 +55,7 @@ def joint_check(result: dict, truth: dict, names: list[str]) -> dict:
     95 % region. Here the region is the Gaussian one of the posterior's median, standard
     deviations (``stderr``) and sample correlation (``identifiability.correlation``):
     ``d2 = (t - m)^T C^-1 (t - m)`` against the chi-square quantile with ``len(names)``
-    degrees of freedom. ``p`` is the chi-square tail probability of ``d2``.
+    degrees of freedom (``limit95``). ``p`` is the chi-square tail probability of ``d2``.
     """
     from scipy.stats import chi2
 
@@ -67,14 +67,9 @@ def joint_check(result: dict, truth: dict, names: list[str]) -> dict:
     z = dev / sd
     d2 = float(z @ np.linalg.solve(corr, z))
     k = len(names)
+    limit95 = float(chi2.ppf(0.95, k))
     return {"names": list(names), "d2": d2, "dof": k, "p": float(chi2.sf(d2, k)),
-            "in68": bool(d2 <= chi2.ppf(0.68, k)), "in95": bool(d2 <= chi2.ppf(0.95, k))}
-
-
-def chi2_95(k: int) -> float:
-    from scipy.stats import chi2
-
-    return float(chi2.ppf(0.95, k))
+            "limit95": limit95, "in68": bool(d2 <= chi2.ppf(0.68, k)), "in95": d2 <= limit95}
 
 
 def main(argv=None) -> int:
@@ -124,7 +119,7 @@ def main(argv=None) -> int:
                   f"{rows[name]['wall_s']:.0f} s; closing-velocity 68 % width "
                   f"{w68 * 1e3:.3f} mm/s; ICs outside ci95: {', '.join(miss) or 'none'}; "
                   f"joint d2 {joint['d2']:.1f} (95 % region: chi2_{joint['dof']} <= "
-                  f"{chi2_95(joint['dof']):.1f}, p {joint['p']:.2f})",
+                  f"{joint['limit95']:.1f}, p {joint['p']:.2f})",
                   flush=True)
             for n in ics:
                 p = par[n]

@@ -24,11 +24,9 @@ import numpy as np
 def main(argv=None) -> int:
     from scipy.stats import chi2
 
-    from calibration_docking import _draw_capturing
-    from models.probe_cone import IC_NAMES, load_preset, preset_path
-    from recon.docking import RunConfig, flight_problem
+    from calibration_docking import record_study_flight, study_flights, truth_cost
+    from recon.docking import RunConfig
     from recon.io import load_toml, write_json
-    from telemetry_samples.flights.generate import record_flight
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("study")
@@ -39,30 +37,21 @@ def main(argv=None) -> int:
     config = study["settings"]["config"]
     duration = float(study["settings"]["duration"])
     seed = int(study["seed"])
-    cfg = RunConfig.from_dict(load_toml(config))
-    scn = load_preset("reference")
-    rng = np.random.default_rng(seed)
+    space = RunConfig.from_dict(load_toml(config)).space
+    k = len(space.free_names)
     out = {}
     with tempfile.TemporaryDirectory(prefix="dockrecon-lr-") as tmp:
-        work = Path(tmp)
-        for i in range(max(int(k[3:]) for k in best) + 1):
-            full, _, _ = _draw_capturing(cfg.space, rng, scn, duration)
-            name = f"cal{i:02d}"
+        n = max(int(name[3:]) for name in best) + 1
+        for i, name, full, _, _ in study_flights(space, seed, duration, n):
             if name not in best:
                 continue
-            record_flight(name, work, seed * 1000 + i, {n: full[n] for n in IC_NAMES},
-                          float(full["clock_offset"]), duration)
-            prob = flight_problem(work / f"{name}.parquet", preset_path("reference"),
-                                  config=config)[0]
-            r = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
-            c = float(0.5 * r @ r)
+            c = truth_cost(record_study_flight(Path(tmp), name, seed, i, full, duration),
+                           config, full)
             lr = 2.0 * (c - best[name])
-            k = len(prob.names)
             out[name] = {"cost_truth": c, "best_cost": best[name], "lr": lr, "dof": k,
                          "p": float(chi2.sf(lr, k)) if lr >= 0 else None}
             print(f"{name}: cost at truth {c:.1f}, best {best[name]:.1f}, lr {lr:.1f}", flush=True)
     lrs = np.array([v["lr"] for v in out.values()])
-    k = next(iter(out.values()))["dof"]
     summary = {"n": len(lrs), "dof": k, "mean": float(lrs.mean()),
                "median": float(np.median(lrs)), "negative": int(np.sum(lrs < 0)),
                "above95": int(np.sum(lrs > chi2.ppf(0.95, k)))}
