@@ -111,6 +111,21 @@ def truth_cost(telemetry: Path, config, full: dict) -> float:
     return float(0.5 * r @ r)
 
 
+def load_study(path) -> dict:
+    """A study output of this script; one line on stderr and exit status 1 if it cannot be
+    read as one."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"error: {path}: {exc}") from None
+    missing = [k for k in ("flights", "settings", "seed")
+               if not isinstance(doc, dict) or k not in doc]
+    if missing:
+        raise SystemExit(f"error: {path}: not a calibration study output (no "
+                         f"{', '.join(missing)})")
+    return doc
+
+
 def _write(records, free, args, t_start):
     """Coverage tables of the flights so far, written to ``args.output`` after every flight (an
     interrupted study leaves its partial table); returns the document written."""
@@ -245,7 +260,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     if args.merge:
-        parts = [json.loads(Path(f).read_text()) for f in args.merge]
+        parts = [load_study(f) for f in args.merge]
         records = sorted((r for d in parts for r in d["flights"]), key=lambda r: r["flight"])
         names = [r["flight"] for r in records]
         if len(set(names)) != len(names):

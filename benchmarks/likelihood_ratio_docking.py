@@ -14,7 +14,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import numpy as np
 def main(argv=None) -> int:
     from scipy.stats import chi2
 
-    from calibration_docking import record_study_flight, study_flights, truth_cost
+    from calibration_docking import load_study, record_study_flight, study_flights, truth_cost
     from recon.docking import RunConfig
     from recon.io import load_toml, write_json
 
@@ -32,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("study")
     ap.add_argument("--output")
     args = ap.parse_args(argv)
-    study = json.loads(Path(args.study).read_text())
+    study = load_study(args.study)
     best = {r["flight"]: r["best_cost"] for r in study["flights"]}
     config = study["settings"]["config"]
     duration = float(study["settings"]["duration"])
