@@ -279,7 +279,7 @@ def main(argv=None) -> int:
 
     run = load_toml(args.config)
     cfg = RunConfig.from_dict(run)
-    duration = float(cfg.duration or 5.0)
+    duration = 5.0 if cfg.duration == "record" else float(cfg.duration)
     args.duration = duration
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dockrecon-cal-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -53,10 +53,8 @@ def _rough(offsets, cost):
 
 def main(argv=None) -> int:
     from models.probe_cone import preset_path
-    from recon.docking import DockingForward, RunConfig, load_scenario
+    from recon.docking import flight_problem, load_scenario
     from recon.io import load_toml
-    from recon.problem import ReconstructionProblem
-    from recon.telemetry import load_telemetry
     from telemetry_samples import SAMPLES_DIR
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -66,37 +64,32 @@ def main(argv=None) -> int:
     ap.add_argument("--span", type=float, default=3e-4, help="half width [SI]")
     ap.add_argument("--points", type=int, default=201)
     ap.add_argument("--dt-contact", type=float, nargs="+", default=[None])
-    ap.add_argument("--window", type=float, help="also cut fit_after_capture [s] after capture")
+    ap.add_argument("--window", type=float, help="also end the fitted span fit_after_capture "
+                                                 "[s] after capture")
     args = ap.parse_args(argv)
 
     tel_path = Path(args.telemetry)
     truth = json.loads(tel_path.with_suffix(".truth.json").read_text())["parameters"]
     scn0, run = load_scenario(preset_path("reference"))
-    cfg = RunConfig.from_dict({**run, **load_toml(args.config)})
-    cfg = dataclasses.replace(cfg, fit_after_capture=None)
-    tel = load_telemetry(tel_path)
-    records = {"whole record": tel}
+    run = {**run, **load_toml(args.config)}
+    model = {k: v for k, v in run.get("model", {}).items() if k != "fit_after_capture"}
+    spans = {"whole record": model}
     if args.window is not None:
-        cut = dataclasses.replace(cfg, fit_after_capture=args.window).fit_window(tel)
-        records[f"capture + {args.window:g} s (t <= {cut[1]:.3f} s)"] = cut[0]
-    obs = cfg.observation.parameter_names()
-    names = [n for n in cfg.space.names if n not in obs]
+        spans[f"capture + {args.window:g} s"] = {**model, "fit_after_capture": args.window}
     offsets = np.linspace(-args.span, args.span, args.points)
     print(f"{tel_path.name}: cost along {args.parameter} = truth +- {args.span:g}, "
           f"{args.points} points; rms / max deviation from the fitted parabola [cost units]")
     for dtc in args.dt_contact:
         scn = scn0 if dtc is None else dataclasses.replace(
             scn0, integration=dataclasses.replace(scn0.integration, dt_contact=dtc))
-        fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration,
-                             rate=cfg.rate)
         step = scn.integration.dt_contact
-        for label, t in records.items():
-            prob = ReconstructionProblem(fwd, t, cfg.space, cfg.observation)
+        for label, m in spans.items():
+            prob = flight_problem(tel_path, scn, config={**run, "model": m})[0]
             x0 = np.array([truth[n] for n in prob.names])
             total, parts = _scan(prob, x0, prob.names.index(args.parameter), offsets)
             sd, rms, mx = _rough(offsets, total)
-            print(f"\ndt_contact {step * 1e3:g} ms, {label}: parabola sd {sd:.3g}, "
-                  f"deviation rms {rms:.3f} max {mx:.3f}")
+            print(f"\ndt_contact {step * 1e3:g} ms, {label} (t <= {prob.span.stop:.3f} s): "
+                  f"parabola sd {sd:.3g}, deviation rms {rms:.3f} max {mx:.3f}")
             for name, c in parts.items():
                 _, rms_c, mx_c = _rough(offsets, c)
                 print(f"    {name:16s} rms {rms_c:.3f}  max {mx_c:.3f}")

@@ -3,11 +3,14 @@ into :class:`~recon.problem.ReconstructionProblem`, the analytic first guess, lo
 
 Run configuration (``--config RUN.toml``, or the same tables inside the scenario TOML)::
 
-    [model]                  # forward-model output used by the fit
-    duration = 6.0           # [s] simulated time
+    [model]                  # which part of the record is fitted (recon.span)
+    duration = "record"      # "record" (default): simulate as far as the fitted span needs;
+                             #   or [s]: at most this long from the start plane
     rate = 100.0             # [Hz] output rate (the fit interpolates to telemetry stamps)
-    fit_after_capture = 1.0  # [s] fit the telemetry up to its capture edge + this (optional;
-                             #   default: the whole record; see below)
+    fit_after_capture = 3.0  # [s] fit the record up to its capture edge + this (optional;
+                             #   default: to the record's end; see "Fit window" below)
+    fit_before_contact = 2.0 # [s] fit the record from its first contact edge - this
+                             #   (optional; default: from the record's start)
 
     [parameters.rel_vel_x]   # see recon.problem; names: the twelve initial conditions,
     prior = "uniform"        # models.probe_cone.PARAMETERS (brake_slip_force, ...),
@@ -40,7 +43,12 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
 ``rel_pos_x`` (the axial position at the start of the simulation) and ``clock_offset`` are
 almost perfectly confounded (moving the start along the approach shifts every event in time),
 so a run configuration fixes ``rel_pos_x`` (a convention: the start plane) and fits the clock
-offset.
+offset. A record's clock need not have anything to do with the start plane (flight records
+start during the approach, on the vehicle's own time): ``anchor = "contact"`` in
+``[parameters.clock_offset]`` gives its prior in seconds from the record's first contact edge.
+The part of the record compared with the model, and how records longer than the model or
+starting before it are handled, is :mod:`recon.span`'s (the fitted span is in ``result.json``
+as ``settings.fit_span`` and in the report).
 
 Fit window. After capture the probe retracts with the head held by the latches, and each
 latch rattles in its slot; the time of a late impact (for example a latch striking the slot
@@ -50,7 +58,7 @@ with a gain that grows along the record. A stroke sample on such a jolt makes th
 rms change of the cost between neighbours 1e-6 m apart along ``rel_pos_z``), so the posterior
 becomes a forest of micrometre-wide spikes that no optimizer or sampler resolves, and the
 calibration study's worst flight ended in the wrong spike with intervals 20 sd from the truth.
-Cutting the record 1 s after the telemetry's capture edge makes the same cost vary by 0.009
+Ending the fitted span 1 s after the telemetry's capture edge makes the same cost vary by 0.009
 units per micrometre (within +-50 um of the truth; 0.03 within +-100 um), the slope of the
 posterior's own parabola (test
 ``test_fit_window_removes_the_chaotic_tail``) and keeps the
@@ -63,13 +71,16 @@ window cal01 is repaired (7 misses -> 2, effective sample size 2 -> 664), but th
 the shorter record is wider and less Gaussian, importance sampling has an effective sample size
 below 100 on 8 flights instead of 4, and coverage at 95 % is lower on most initial conditions
 (5 of 12 more than two sampling errors low, against 2 of 12 on the whole record). The shipped
-run configurations therefore fit the whole record; the window is there for records with a
-chaotic tail.
+5-s flights therefore fit their whole record (2.8 s after capture on the nominal flight); the
+realistic-span flights, which run 20 s and more past capture, fit 3 s after it
+(``telemetry_samples/flights/long/run.toml``).
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -83,6 +94,7 @@ from recon.pipeline import ReconstructSettings, reconstruct
 from recon.problem import ParameterSpace, ReconstructionProblem
 from recon.result import ReconstructionResult
 from recon.sample import SamplerSettings
+from recon.span import choose_span, first_edge
 from recon.telemetry import load_telemetry
 
 __all__ = ["DockingForward", "RunConfig", "flight_problem", "load_scenario", "first_guess", "screened_starts", "profiled_costs",
@@ -113,73 +125,104 @@ def load_scenario(path: str | os.PathLike):
 
 
 class DockingForward:
-    """``forward(params, names) -> Simulated`` over :class:`models.probe_cone.BatchModel`.
+    """``forward(params, names, t_end=None) -> Simulated`` over
+    :class:`models.probe_cone.BatchModel`.
 
-    Rows whose simulation fails (penetration exceeded, ...) come back as NaN, which the
-    problem turns into zero probability.
+    ``duration`` [s] is the longest simulation a row may need, ``t_pre`` [s] the free-flight
+    extension before the start plane (:mod:`recon.span`); each call simulates row ``i`` up
+    to ``t_end[i]``. Rows whose simulation fails (penetration exceeded, ...) come back as NaN,
+    which the problem turns into zero probability.
     """
 
     def __init__(self, scenario, names: Sequence[str], channels: Sequence[str], *,
-                 duration: float | None = None, rate: float | None = None) -> None:
+                 duration: float | None = None, rate: float | None = None,
+                 t_pre: float = 0.0) -> None:
         from models.probe_cone import BatchModel
 
         self.names = tuple(names)
         self.channels = tuple(channels)
         self.model = BatchModel(scenario, parameters=self.names, channels=self.channels,
-                                duration=duration, rate=rate)
+                                duration=duration, rate=rate, t_pre=t_pre)
         self.t = self.model.t
         self.last_events: np.ndarray | None = None
 
-    def __call__(self, params: np.ndarray, names: Sequence[str]) -> Simulated:
+    def __call__(self, params: np.ndarray, names: Sequence[str], *,
+                 t_end: np.ndarray | None = None) -> Simulated:
         if tuple(names) != self.names:
             raise InputError(f"forward model built for {self.names}, called with {tuple(names)}")
-        out, ev, status = self.model.evaluate(np.atleast_2d(params))
+        out, ev, status = self.model.evaluate(np.atleast_2d(params), t_end)
         out[status != 0] = np.nan
         self.last_events = ev
         return Simulated(self.t, {c: out[:, :, i] for i, c in enumerate(self.channels)})
 
+    def sibling(self, channels: Sequence[str]) -> "DockingForward":
+        """The same scenario, parameters, rate and duration with other output channels and
+        no free-flight extension (the histories of loads, energy and the trajectory start at
+        the start plane)."""
+        import copy
 
-def _derived(scenario, names, channels, duration, rate):
-    fwd = DockingForward(scenario, names, channels, duration=duration, rate=rate)
+        other = copy.copy(self)
+        other.model = self.model.derive(channels, t_pre=0.0)
+        other.channels = tuple(channels)
+        other.t = other.model.t
+        other.last_events = None
+        return other
+
+
+def _histories(problem: ReconstructionProblem, channels: Sequence[str]):
+    """``run(full, all_names) -> {channel: (n, n_t)}``: histories of a full parameter batch
+    from the start plane to the end of each row's fitted span (NaN after it and where the
+    simulation failed)."""
+    fwd = problem.forward.sibling(channels)
 
     def run(full: np.ndarray, all_names: Sequence[str]) -> dict[str, np.ndarray]:
-        idx = [list(all_names).index(n) for n in names]
-        return fwd(full[:, idx], names).channels
+        idx = [list(all_names).index(n) for n in fwd.names]
+        return fwd(full[:, idx], fwd.names, t_end=problem.sim_end(full)).channels
 
     return run
 
 
-def docking_loads(scenario, names, duration=None, rate=None):
-    """Derived-quantity function: peak interface loads at the passive unit of each draw."""
-    run = _derived(scenario, names, _LOAD_CHANNELS, duration, rate)
+def _last(x: np.ndarray) -> np.ndarray:
+    """Last finite value of each row of ``x`` (n, n_t); NaN for an all-NaN row."""
+    fin = np.isfinite(x)
+    k = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
+    return np.where(fin.any(axis=1), x[np.arange(x.shape[0]), k], np.nan)
+
+
+def docking_loads(problem: ReconstructionProblem):
+    """Derived-quantity function: peak interface loads at the passive unit of each draw over
+    its simulated span."""
+    run = _histories(problem, _LOAD_CHANNELS)
 
     def loads(full, all_names):
         ch = run(full, all_names)
         fx, fy, fz = (ch[f"interface_force_{a}"] for a in "xyz")
         mx, my, mz = (ch[f"interface_moment_{a}"] for a in "xyz")
-        vals = {"peak_axial_force": np.nanmax(np.abs(fx), axis=1),
-                "peak_lateral_force": np.nanmax(np.hypot(fy, fz), axis=1),
-                "peak_force": np.nanmax(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2), axis=1),
-                "peak_bending_moment": np.nanmax(np.hypot(my, mz), axis=1),
-                "peak_torsion_moment": np.nanmax(np.abs(mx), axis=1)}
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # failed rows are all NaN
+            vals = {"peak_axial_force": np.nanmax(np.abs(fx), axis=1),
+                    "peak_lateral_force": np.nanmax(np.hypot(fy, fz), axis=1),
+                    "peak_force": np.nanmax(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2), axis=1),
+                    "peak_bending_moment": np.nanmax(np.hypot(my, mz), axis=1),
+                    "peak_torsion_moment": np.nanmax(np.abs(mx), axis=1)}
         units = {k: ("N" if "force" in k else "N*m") for k in vals}
         return vals, units
 
     return loads
 
 
-def docking_energy(scenario, names, duration=None, rate=None):
+def docking_energy(problem: ReconstructionProblem):
     """Derived-quantity function: initial kinetic energy of the relative motion and the energy
-    each absorber took by the end of the simulated window."""
-    run = _derived(scenario, names, _ENERGY_CHANNELS, duration, rate)
+    each absorber took by the end of each draw's simulated span."""
+    run = _histories(problem, _ENERGY_CHANNELS)
 
     def energy(full, all_names):
         ch = run(full, all_names)
         vals = {"kinetic_initial": ch["energy_kinetic"][:, 0],
-                "kinetic_final": ch["energy_kinetic"][:, -1],
-                "stored_final": ch["energy_stored"][:, -1]}
+                "kinetic_final": _last(ch["energy_kinetic"]),
+                "stored_final": _last(ch["energy_stored"])}
         for k in ("brake", "dampers", "hysteresis", "contact"):
-            vals[f"dissipated_{k}"] = ch[f"energy_dissipated_{k}"][:, -1]
+            vals[f"dissipated_{k}"] = _last(ch[f"energy_dissipated_{k}"])
         vals["dissipated_total"] = sum(vals[f"dissipated_{k}"] for k in
                                        ("brake", "dampers", "hysteresis", "contact"))
         return vals, {k: "J" for k in vals}
@@ -190,7 +233,7 @@ def docking_energy(scenario, names, duration=None, rate=None):
 def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray:
     """Analytic first guess in the post-flight tradition (digest section 11): the closing
     velocity from the peak probe stroke through a calibration curve, and the clock offset
-    from the first switch of the contact (else capture, else bottom-contact) sensor.
+    from the first switch of the capture (else contact) sensor.
 
     The calibration curve (peak stroke against closing velocity, every other parameter at its
     start value) is made by the forward model itself in one batch of ``n_cal`` runs, standing
@@ -208,29 +251,20 @@ def first_guess(problem: ReconstructionProblem, *, n_cal: int = 9) -> np.ndarray
     v = np.linspace(sp.lower[j], sp.upper[j], n_cal)
     batch = np.repeat(x[None, :], n_cal, axis=0)
     batch[:, j] = v
-    sim, _ = problem.simulate(batch)
+    sim, _ = problem.simulate(batch, any_clock=True)
     if "stroke" not in sim.channels:
         return x
-    peak = np.nanmax(sim.channels["stroke"], axis=1)
+    with warnings.catch_warnings():  # failed rows are all NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        peak = np.nanmax(sim.channels["stroke"], axis=1)
     _, y = tel.samples("stroke")
     target = float(np.nanmax(y))
     ok = np.isfinite(peak)
     if ok.sum() >= 2:
         order = np.argsort(peak[ok])
         x[j] = float(np.interp(target, peak[ok][order], v[ok][order]))
-    flag = next((c for c in ("contact", "capture", "bottom_contact")
-                 if c in tel.channels and c in sim.channels), None)
-    if "clock_offset" in names and flag is not None:
-        k = names.index("clock_offset")
-        t_tel = _telemetry_event(tel, flag)
-        batch1 = x[None, :].copy()
-        batch1[0, k] = 0.0
-        sim1, _ = problem.simulate(batch1)
-        r_sim = edges(sim1.t, sim1.channels[flag][0])[0]
-        if np.isfinite(t_tel) and r_sim.size:
-            x[k] = float(np.clip(t_tel - r_sim[0], sp.lower[k], sp.upper[k]))
-    x = np.clip(x, sp.lower, sp.upper)
-    return _rates_from_gyros(problem, x)
+    _, x1 = profiled_costs(problem, x[None, :])
+    return _rates_from_gyros(problem, np.clip(x1[0], sp.lower, sp.upper))
 
 
 #: rate channels that see the free relative rotation before first contact
@@ -254,7 +288,7 @@ def _rates_from_gyros(problem: ReconstructionProblem, x: np.ndarray, *,
     tel = problem.telemetry
     cols = [names.index(f"rel_rate_{a}") for a in "xyz" if f"rel_rate_{a}" in names]
     gyros = [c for c in _GYROS if c in problem.observation.names]
-    t_c = _telemetry_event(tel, "contact")
+    t_c = first_edge(tel, "contact")
     if not cols or not gyros or not np.isfinite(t_c):
         return x
     batch = np.repeat(x[None, :], 1 + len(cols), axis=0)
@@ -289,23 +323,16 @@ def _rates_from_gyros(problem: ReconstructionProblem, x: np.ndarray, *,
 _CLOCK_EVENTS = (("capture", 6), ("contact", 0))
 
 
-def _telemetry_event(tel, flag: str) -> float:
-    if flag not in tel.channels:
-        return float("nan")
-    t, y = tel.samples(flag)
-    r = edges(t, y)[0]
-    return float(r[0]) if r.size else float("nan")
-
-
 def profiled_costs(problem: ReconstructionProblem, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cost ``0.5 (sum r^2 + sum prior_r^2)`` of a batch with the clock offset *profiled*.
 
-    For each row the forward model runs once; the clock offset (if free) is then set so that
-    the simulated capture time (else first-contact time) coincides with the first rising edge
-    of the telemetry ``capture`` (else ``contact``) flag, clipped to its bounds, and the residuals
-    are evaluated with it. Aligning on an event removes the one parameter whose mismatch makes
-    every other residual meaningless (a capture 0.3 s early misplaces the whole stroke history),
-    so a screen over the other parameters ranks draws by their shape, not their timing.
+    For each row the forward model runs once (as far as any allowed clock needs); the clock
+    offset (if free) is then set so that the simulated capture time (else first-contact time)
+    coincides with the first rising edge of the telemetry ``capture`` (else ``contact``) flag,
+    clipped to its bounds, and the residuals are evaluated with it. Aligning on an event
+    removes the one parameter whose mismatch makes every other residual meaningless (a capture
+    0.3 s early misplaces the whole stroke history), so a screen over the other parameters
+    ranks draws by their shape, not their timing.
 
     Returns
     -------
@@ -317,14 +344,14 @@ def profiled_costs(problem: ReconstructionProblem, x: np.ndarray) -> tuple[np.nd
     x = np.array(x, float, copy=True)
     names = problem.names
     sp = problem.space
-    sim, obs = problem.simulate(x)
+    sim, obs = problem.simulate(x, any_clock=True)
     ev = getattr(problem.forward, "last_events", None)
     if "clock_offset" in names and ev is not None:
         k = names.index("clock_offset")
         tel = problem.telemetry
         clock = np.full(x.shape[0], np.nan)
         for flag, col in _CLOCK_EVENTS:
-            t_tel = _telemetry_event(tel, flag)
+            t_tel = first_edge(tel, flag)
             if not np.isfinite(t_tel):
                 continue
             fill = ~np.isfinite(clock) & np.isfinite(ev[:, col])
@@ -409,23 +436,29 @@ class RunConfig:
     space: ParameterSpace
     observation: ObservationModel
     settings: ReconstructSettings
-    duration: float | None
+    duration: float | str
     rate: float | None
     screen: int = 256
     keep: int = 3
     fit_after_capture: float | None = None
+    fit_before_contact: float | None = None
+    parameters: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
-    def fit_window(self, tel):
-        """``(telemetry to fit, t_stop)``: the record up to its capture edge plus
-        :attr:`fit_after_capture` [s] (module docstring); the whole record (``t_stop`` None)
-        when no window is set or the telemetry has no capture edge."""
-        if self.fit_after_capture is None:
-            return tel, None
-        t_cap = _telemetry_event(tel, "capture")
-        if not np.isfinite(t_cap):
-            return tel, None
-        t_stop = float(t_cap + self.fit_after_capture)
-        return tel.until(t_stop), t_stop
+    def space_for(self, record) -> ParameterSpace:
+        """The parameter space with the priors anchored on ``record``'s events
+        (``anchor = "contact"`` in a ``[parameters.NAME]`` table: its numbers count from that
+        flag's first rising edge; :meth:`recon.problem.ParameterSpace.from_dict`)."""
+        flags = {n for spec in self.parameters.values() if isinstance(spec, Mapping)
+                 for k, n in spec.items() if k == "anchor"}
+        anchors = {f: first_edge(record, f) for f in flags}
+        return ParameterSpace.from_dict(self.parameters, anchors=anchors,
+                                        source=record.source)
+
+    def span_for(self, record, space: ParameterSpace):
+        """The fitted span of ``record`` (:func:`recon.span.choose_span`)."""
+        return choose_span(record, space, self.observation, duration=self.duration,
+                           before_contact=self.fit_before_contact,
+                           after_capture=self.fit_after_capture)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, walkers: int | None = None,
@@ -442,16 +475,30 @@ class RunConfig:
             raise InputError("missing table: give the fitted channels and their noise",
                              key="observation")
         model = dict(d.get("model", {}))
+        allowed = ("duration", "rate", "fit_after_capture", "fit_before_contact")
         for k in model:
-            if k not in ("duration", "rate", "fit_after_capture"):
-                raise InputError("unknown key (allowed: duration, rate, fit_after_capture)",
+            if k not in allowed:
+                raise InputError(f"unknown key (allowed: {', '.join(allowed)})",
                                  key=f"model.{k}")
-        after = model.get("fit_after_capture")
-        if after is not None:
-            if isinstance(after, bool) or not isinstance(after, (int, float)) or after < 0:
-                raise InputError("must be a number of seconds >= 0",
-                                 key="model.fit_after_capture")
-            after = float(after)
+        seconds = {}
+        for k in ("fit_after_capture", "fit_before_contact"):
+            v = model.get(k)
+            if v is not None:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                    raise InputError("must be a number of seconds >= 0", key=f"model.{k}")
+                v = float(v)
+            seconds[k] = v
+        duration = model.get("duration", "record")
+        if duration != "record":
+            if (isinstance(duration, bool) or not isinstance(duration, (int, float))
+                    or not duration > 0):
+                raise InputError('must be "record" or a number of seconds > 0',
+                                 key="model.duration")
+            duration = float(duration)
+        rate = model.get("rate")
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))
+                                 or not rate > 0):
+            raise InputError("must be a number of samples per second > 0", key="model.rate")
         opt = dict(d.get("optimizer", {}))
         for k in opt:
             if k not in ("starts", "max_nfev", "draws", "screen", "keep", "jac_step",
@@ -503,32 +550,49 @@ class RunConfig:
             jac_step=float(opt.get("jac_step", 1e-2)))
         return cls(ParameterSpace.from_dict(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
-                   model.get("duration"), model.get("rate"), int(opt.get("screen", 256)),
-                   int(opt.get("keep", 3)), after)
+                   duration, None if rate is None else float(rate),
+                   int(opt.get("screen", 256)), int(opt.get("keep", 3)),
+                   seconds["fit_after_capture"], seconds["fit_before_contact"],
+                   dict(d["parameters"]))
 
 
-def flight_problem(telemetry: str | os.PathLike, scenario: str | os.PathLike, *,
-                   config: str | os.PathLike | None = None, **overrides: Any):
-    """Read a scenario, run configuration and telemetry and build the probe-cone
-    reconstruction problem.
+def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
+                   scenario: Any, *,
+                   config: str | os.PathLike | Mapping[str, Any] | None = None,
+                   **overrides: Any):
+    """Read a scenario, run configuration and telemetry (one file, or several on separate
+    time bases) and build the probe-cone reconstruction problem over the fitted span
+    (:mod:`recon.span`).
 
+    ``scenario`` is a scenario TOML (which may hold run tables too) or a
+    :class:`models.probe_cone.Scenario`; ``config`` is a run TOML or its tables as a mapping.
     ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps, mcmc, ...). Returns
-    ``(problem, cfg, scn, t_stop)``: the problem, the parsed run configuration, the scenario
-    and the end of the fit window (None: the whole record). Input errors name the file.
+    ``(problem, cfg, scn)``: the problem (its ``span`` and ``record``), the parsed run
+    configuration and the scenario. Input errors name the file.
     """
-    scn, run = load_scenario(scenario)
-    src = str(scenario)
+    from models.probe_cone import Scenario
+
+    if isinstance(scenario, Scenario):
+        scn, run, src = scenario, {}, "scenario"
+    else:
+        scn, run = load_scenario(scenario)
+        src = str(scenario)
     if config is not None:
-        extra = load_toml(config)
-        src = str(config)
+        extra = dict(config) if isinstance(config, Mapping) else load_toml(config)
+        src = "run configuration" if isinstance(config, Mapping) else str(config)
         run = {**run, **extra}
     try:
         cfg = RunConfig.from_dict(run, **overrides)
     except InputError as exc:
         raise exc.with_source(src)
-    tel, t_stop = cfg.fit_window(load_telemetry(telemetry))
+    record = load_telemetry(telemetry)
+    try:
+        space = cfg.space_for(record)
+    except InputError as exc:
+        raise exc.with_source(src)
+    span = cfg.span_for(record, space)
     obs_names = cfg.observation.parameter_names()
-    fwd_names = [n for n in cfg.space.names if n not in obs_names]
+    fwd_names = [n for n in space.names if n not in obs_names]
     from models.probe_cone import PARAMETERS
 
     for n in fwd_names:
@@ -536,26 +600,30 @@ def flight_problem(telemetry: str | os.PathLike, scenario: str | os.PathLike, *,
             raise InputError(f"not a forward-model or observation parameter (known: "
                              f"{', '.join(PARAMETERS)}, clock_offset, <channel>_bias ...)",
                              source=src, key=f"parameters.{n}")
-    fwd = DockingForward(scn, fwd_names, cfg.observation.names, duration=cfg.duration,
-                         rate=cfg.rate)
+    # one output step of margin at each end; a sensor's sample-and-hold reads up to one hold
+    # period earlier than its stamp
+    dt = 1.0 / (cfg.rate or scn.integration.output_rate)
+    hold = max(c.hold for c in cfg.observation.channels)
+    fwd = DockingForward(scn, fwd_names, cfg.observation.names, duration=span.duration + dt,
+                         rate=cfg.rate, t_pre=span.pre + hold + dt)
     try:
-        problem = ReconstructionProblem(fwd, tel, cfg.space, cfg.observation)
+        problem = ReconstructionProblem(fwd, record, space, cfg.observation, span=span)
     except InputError as exc:
-        raise exc.with_source(str(telemetry))
-    return problem, cfg, scn, t_stop
+        raise exc.with_source(str(record.source))
+    return problem, cfg, scn
 
 
-def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike,
+def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
+                       scenario: str | os.PathLike,
                        output: str | os.PathLike, *, config: str | os.PathLike | None = None,
                        seed: int = 0, walkers: int | None = None, steps: int | None = None,
                        resume: bool = False, mcmc: bool = True, starts: int | None = None,
                        max_nfev: int | None = None, mcmc_below_ess: float | None = None,
                        progress=None) -> ReconstructionResult:
     """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
-    problem, cfg, scn, t_stop = flight_problem(
+    problem, cfg, scn = flight_problem(
         telemetry, scenario, config=config, walkers=walkers, steps=steps, mcmc=mcmc,
         starts=starts, max_nfev=max_nfev, mcmc_below_ess=mcmc_below_ess)
-    fwd_names = list(problem.forward.names)
 
     def screen(prob, k=0):
         """Starts of search round k + 1: the screen with its own seed."""
@@ -567,10 +635,10 @@ def reconstruct_flight(telemetry: str | os.PathLike, scenario: str | os.PathLike
         # The shipped misaligned flight at seed 0 needs it: its first screen's polish ends at
         # cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
         first_guess=screen, search_again=screen,
-        loads=docking_loads(scn, fwd_names, cfg.duration, cfg.rate),
-        energy=docking_energy(scn, fwd_names, cfg.duration, cfg.rate),
+        loads=docking_loads(problem), energy=docking_energy(problem),
         extra_settings={"scenario": str(scenario), "config": None if config is None else
-                        str(config), "model": {"duration": cfg.duration, "rate": cfg.rate},
-                        "fit_window": {"after_capture": cfg.fit_after_capture,
-                                       "t_stop": t_stop}},
+                        str(config), "model": {"duration": cfg.duration, "rate": cfg.rate,
+                                               "fit_after_capture": cfg.fit_after_capture,
+                                               "fit_before_contact": cfg.fit_before_contact},
+                        "fit_span": problem.span.to_dict()},
         progress=progress)

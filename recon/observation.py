@@ -13,10 +13,8 @@ latency :math:`\\ell`, sample-and-hold :math:`\\mathrm{hold}_h(s) = h\\lfloor s/
 sensor's own sampler (period :math:`h`, none when 0), scale :math:`k`, bias :math:`b`, white
 noise :math:`\\sigma` and quantization step :math:`q`.
 
-Quantization is applied when synthesizing telemetry (:meth:`BoundObservation.synthesize`) but
-not in the likelihood: rounding makes the prediction piecewise constant in the parameters, so
-the likelihood treats it as uniform noise of variance :math:`q^2/12` (Sheppard's correction),
-which is exact in the mean square for :math:`q \\lesssim \\sigma` and conservative beyond.
+A quantized reading (step :math:`q`) enters the likelihood through its exact probability, the
+Gaussian mass of its quantization bin (:func:`quantized_residuals`).
 
 Binary channels (contact, capture, latches) are compared through their switching times, not
 sample by sample (a sample-wise 0/1 mismatch is flat in the parameters almost everywhere). The
@@ -27,7 +25,14 @@ its uncertainty that of a uniform distribution over the bracket
 with no simulated partner inside the record counts as if the simulated edge fell at the end of
 the record, and every simulated edge without a telemetry partner adds its distance to the end
 of the record, so the residual is continuous when an edge leaves the record and the residual
-vector has a fixed length. Simulation outside its time span is held at its end values.
+vector has a fixed length.
+
+The simulation covers each row's own time span (rows of a batch may end at different times,
+NaN after their end; the grid may start before the start plane, where the forward model
+extends the free flight backwards). A telemetry sample is never compared with a value from
+outside it: :meth:`BoundObservation.residuals` raises :class:`SpanError` when a sample's
+simulation time falls outside its row's span. The fitted span (:mod:`recon.span`) is chosen so
+that this cannot happen inside the prior bounds, so the error means a bug, not bad data.
 
 Parameter names the observation model consumes (everything else goes to the forward model):
 ``clock_offset`` [s], ``<channel>_bias`` [channel unit], ``<channel>_scale`` [-],
@@ -54,12 +59,17 @@ __all__ = [
     "ObservationModel",
     "BoundObservation",
     "OBSERVATION_SUFFIXES",
+    "SpanError",
     "edges",
 ]
 
 #: Suffixes of per-channel observation parameters and the unit they carry
 #: (``None``: the channel's own unit).
 OBSERVATION_SUFFIXES: dict[str, str | None] = {"bias": None, "scale": "", "latency": "s"}
+
+
+class SpanError(RuntimeError):
+    """A telemetry sample fell outside the simulated span of a row (module docstring)."""
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -260,15 +270,47 @@ def edges(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 def _interp_rows(tgrid: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Linear interpolation of each row of ``x`` (n, n_t) on ``tgrid`` at ``s`` (n, m);
-    values outside the grid are held at the end values."""
+    NaN outside the grid and wherever a row has no value (after its end)."""
     n_t = tgrid.size
-    s = np.clip(s, tgrid[0], tgrid[-1])
     j = np.clip(np.searchsorted(tgrid, s, side="right") - 1, 0, n_t - 2)
     t0 = tgrid[j]
     w = (s - t0) / (tgrid[j + 1] - t0)
     x0 = np.take_along_axis(x, j, axis=1)
     x1 = np.take_along_axis(x, j + 1, axis=1)
-    return x0 + w * (x1 - x0)
+    # the grid's own end points count as inside (rounding of t + offset - offset)
+    slack = 1e-9 * (tgrid[-1] - tgrid[0])
+    outside = (s < tgrid[0] - slack) | (s > tgrid[-1] + slack)
+    # w is exactly 0 or 1 on a node: take that node alone, so a NaN neighbour beyond a row's
+    # end does not spoil the value at its last sample
+    out = np.where(w <= 0.0, x0, np.where(w >= 1.0, x1, x0 + w * (x1 - x0)))
+    return np.where(outside, np.nan, out)
+
+
+def _row_spans(t: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last time of ``t`` at which each row of ``x`` (n, n_t) is finite (NaN for a
+    row with no finite value: a failed simulation)."""
+    fin = np.isfinite(x)
+    anyf = fin.any(axis=1)
+    first = np.argmax(fin, axis=1)
+    last = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
+    return (np.where(anyf, t[first], np.nan), np.where(anyf, t[last], np.nan))
+
+
+def _check_span(name: str, tau: np.ndarray, s: np.ndarray, t_sim: np.ndarray,
+                x: np.ndarray) -> None:
+    """Raise :class:`SpanError` if a sample's simulation time ``s`` (n, m) lies outside its
+    row's simulated span (rows that failed are skipped: their residuals are NaN anyway)."""
+    lo, hi = _row_spans(t_sim, x)
+    slack = 1e-9 * max(1.0, float(t_sim[-1] - t_sim[0]))
+    ok = np.isfinite(lo)
+    if not ok.any() or s.shape[1] == 0:
+        return
+    bad = ok[:, None] & ((s < lo[:, None] - slack) | (s > hi[:, None] + slack))
+    if bad.any():
+        i, k = np.argwhere(bad)[0]
+        raise SpanError(f"channel {name}: the sample at {tau[k]:.6g} s reads the simulation at "
+                        f"{s[i, k]:.6g} s, outside row {i}'s simulated span "
+                        f"[{lo[i]:.6g}, {hi[i]:.6g}] s")
 
 
 def _log_bin(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -381,7 +423,7 @@ class BoundObservation:
             s, _ = self._sim_time(e, params, n)
             x = _interp_rows(sim.t, np.asarray(sim.channels[c.name], float), s)
             if c.binary:
-                out[c.name] = (x > 0.5).astype(float)
+                out[c.name] = np.where(np.isnan(x), np.nan, (x > 0.5).astype(float))
             else:
                 out[c.name] = (self._param(params, f"{c.name}_scale", n)[:, None] * x
                                + self._param(params, f"{c.name}_bias", n)[:, None])
@@ -391,7 +433,8 @@ class BoundObservation:
                   ) -> np.ndarray:
         """Whitened residuals (prediction - telemetry) / sigma, shape ``(n_batch, n_residuals)``.
 
-        Rows whose simulation is not finite are NaN.
+        Rows whose simulation failed (no finite value) are NaN. Raises :class:`SpanError`
+        when a sample falls outside its row's simulated span (module docstring).
         """
         sim = Simulated.coerce(sim)
         params = params or {}
@@ -406,6 +449,7 @@ class BoundObservation:
             x = np.asarray(sim.channels[c.name], float)
             if not c.binary:
                 s, _ = self._sim_time(e, params, n)
+                _check_span(c.name, e["t"], s, sim.t, x)
                 pred = (self._param(params, f"{c.name}_scale", n)[:, None]
                         * _interp_rows(sim.t, x, s)
                         + self._param(params, f"{c.name}_bias", n)[:, None])
@@ -420,12 +464,15 @@ class BoundObservation:
             sr = np.sqrt(c.sigma ** 2 + (e["wr"] ** 2 + dt_sim ** 2) / 12.0)
             sf = np.sqrt(c.sigma ** 2 + (e["wf"] ** 2 + dt_sim ** 2) / 12.0)
             t_end = e["t_last"]
+            ends = np.array([e["t_first"], t_end])
+            _check_span(c.name, ends, ends[None, :] - shift[:, None], sim.t, x)
             for i in range(n):
                 row = x[i]
-                if not np.all(np.isfinite(row)):
+                fin = np.flatnonzero(np.isfinite(row))
+                if not fin.size:
                     r[i, a:b] = np.nan
                     continue
-                rr, ff, _, _ = edges(sim.t, row)
+                rr, ff, _, _ = edges(sim.t[fin[0]:fin[-1] + 1], row[fin[0]:fin[-1] + 1])
                 rr = rr + shift[i]
                 ff = ff + shift[i]
                 rr = rr[(rr >= e["t_first"]) & (rr <= t_end)]

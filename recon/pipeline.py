@@ -316,7 +316,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         kt = min(settings.trajectory_draws, samples.shape[0])
         tdraws = samples[rng_t.choice(samples.shape[0], size=kt, replace=False)]
         full = sp.full(np.vstack([x_map[None, :], tdraws]))
-        hist = traj_fn(full, sp.names)
+        hist = traj_fn(full, sp.names, problem.sim_end(full))
         clock = clock_offsets(full, sp.names, problem.observation.clock_offset)
         traj = trajectory_table(hist, clock)
         events = event_summary(hist, clock)

@@ -23,16 +23,32 @@ The parameter space is read from a ``[parameters]`` table of the scenario or of 
     [parameters.rel_roll]
     fixed = 0.0                       # not fitted
 
+    [parameters.clock_offset]         # telemetry time = simulation time + clock_offset
+    anchor = "contact"                # numbers count from the record's first contact edge:
+    lower = -8.0                      #   first contact 0.5 ... 8 s after the start plane
+    upper = -0.5
+    unit = "s"
+
+``anchor`` (the clock offset only) names a telemetry flag; ``lower``, ``upper``, ``mean``,
+``start`` and ``fixed`` then count from the time of its first rising edge in the record, so one
+run configuration serves records whose clocks have nothing to do with the start plane (the
+prior is resolved when the record is read; ``result.json`` states the edge time).
+
 Priors are truncated to ``[lower, upper]``; normal and log-normal priors without bounds are
 truncated at 6 standard deviations (of x, or of ln x), where the lost mass (2e-9) is far below
 anything a sampler can resolve.
 
 :class:`ReconstructionProblem` couples a forward model, telemetry, the parameter space and an
-observation model. The forward model is any callable ``forward(params, names) -> Simulated``
-taking a batch ``params`` of shape ``(n, len(names))`` (SI, in the order of ``names``, which
-are the parameters the observation model does not consume) and returning the simulated
-channels of every row (:class:`recon.observation.Simulated`). The docking batch kernel plugs in
-there; tests use analytic models.
+observation model. The forward model is any callable ``forward(params, names, *, t_end=None)
+-> Simulated`` taking a batch ``params`` of shape ``(n, len(names))`` (SI, in the order of
+``names``, which are the parameters the observation model does not consume) and returning the
+simulated channels of every row (:class:`recon.observation.Simulated`); ``t_end`` (n,) [s] is
+how far each row must be simulated (rows may stop there, NaN after). The docking batch kernel
+plugs in there; tests use analytic models.
+
+The problem compares the model with the telemetry of its fitted span only
+(:mod:`recon.span`): :attr:`ReconstructionProblem.record` is the whole record,
+:attr:`ReconstructionProblem.telemetry` the samples inside the span.
 """
 from __future__ import annotations
 
@@ -98,6 +114,8 @@ class Prior:
     upper: float
     a: float = math.nan
     b: float = math.nan
+    anchor: str | None = None     # telemetry flag the numbers were given from (module docstring)
+    anchor_t: float = math.nan    # its first rising edge [s], already added to lower/upper/a
 
     def __post_init__(self) -> None:
         if self.kind not in ("uniform", "normal", "lognormal"):
@@ -154,6 +172,8 @@ class Prior:
         elif self.kind == "lognormal":
             d.update(median=self.a, sigma=self.b)
         d.update(lower=self.lower, upper=self.upper)
+        if self.anchor is not None:
+            d["anchor"] = {"flag": self.anchor, "t": self.anchor_t}
         return d
 
 
@@ -174,7 +194,8 @@ class Parameter:
         return self.prior is None
 
 
-_KEYS = {"prior", "lower", "upper", "mean", "sd", "median", "sigma", "fixed", "unit", "start"}
+_KEYS = {"prior", "lower", "upper", "mean", "sd", "median", "sigma", "fixed", "unit", "start",
+         "anchor"}
 
 
 def _unit_factor(name: str, unit: str | None, key: str) -> tuple[float, str]:
@@ -234,8 +255,16 @@ class ParameterSpace:
         return self.parameters[self.names.index(name)]
 
     @classmethod
-    def from_dict(cls, table: Mapping[str, Any], *, key: str = "parameters") -> "ParameterSpace":
-        """From the ``[parameters]`` TOML table (see the module docstring)."""
+    def from_dict(cls, table: Mapping[str, Any], *, key: str = "parameters",
+                  anchors: Mapping[str, float] | None = None,
+                  source: str | None = None) -> "ParameterSpace":
+        """From the ``[parameters]`` TOML table (see the module docstring).
+
+        ``anchors`` maps telemetry flags to the time [s] of their first rising edge in the
+        record (NaN: no edge); a table with ``anchor`` is shifted by it. Without ``anchors``
+        (no record yet: checking a configuration, drawing from the priors) an anchored table
+        keeps its numbers as offsets from the edge. ``source`` names the record in errors.
+        """
         if not isinstance(table, Mapping) or not table:
             raise InputError("expected a table of parameters", key=key)
         out = []
@@ -248,8 +277,26 @@ class ParameterSpace:
                     raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})",
                                      key=f"{k}.{sub}")
             f, si = _unit_factor(name, spec.get("unit"), f"{k}.unit")
+            anchor = spec.get("anchor")
+            shift = 0.0
+            if anchor is not None:
+                if name != "clock_offset":
+                    raise InputError("only the clock offset can count from a telemetry event",
+                                     key=f"{k}.anchor")
+                if not isinstance(anchor, str) or not anchor:
+                    raise InputError(f"expected the name of a telemetry flag, got {anchor!r}",
+                                     key=f"{k}.anchor")
+                if spec.get("prior") == "lognormal":
+                    raise InputError("an anchored prior cannot be log-normal (it counts from an "
+                                     "event, so it may be negative)", key=f"{k}.prior")
+                if anchors is not None:
+                    shift = float(anchors.get(anchor, math.nan))
+                    if not math.isfinite(shift):
+                        raise InputError(f"the record has no rising edge of '{anchor}' to "
+                                         "count this prior from", source=source,
+                                         key=f"{k}.anchor")
 
-            def num(sub, default=None, scale=True):
+            def num(sub, default=None, scale=True, shifted=False):
                 if sub not in spec:
                     if default is None:
                         raise InputError("missing", key=f"{k}.{sub}")
@@ -257,24 +304,25 @@ class ParameterSpace:
                 v = spec[sub]
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                     raise InputError(f"expected a finite number, got {v!r}", key=f"{k}.{sub}")
-                return float(v) * (f if scale else 1.0)
+                return float(v) * (f if scale else 1.0) + (shift if shifted else 0.0)
 
             if "fixed" in spec:
-                extra = set(spec) - {"fixed", "unit"}
+                extra = set(spec) - {"fixed", "unit", "anchor"}
                 if extra:
-                    raise InputError(f"a fixed parameter takes only 'fixed' and 'unit', not "
-                                     f"{', '.join(sorted(extra))}", key=k)
-                out.append(Parameter(name, si, num("fixed")))
+                    raise InputError(f"a fixed parameter takes only 'fixed', 'unit' and "
+                                     f"'anchor', not {', '.join(sorted(extra))}", key=k)
+                out.append(Parameter(name, si, num("fixed", shifted=True)))
                 continue
             kind = spec.get("prior", "uniform")
+            at = {"anchor": anchor, "anchor_t": shift} if anchor is not None else {}
             try:
                 if kind == "uniform":
-                    lo, hi = num("lower"), num("upper")
-                    prior = Prior("uniform", lo, hi)
+                    lo, hi = num("lower", shifted=True), num("upper", shifted=True)
+                    prior = Prior("uniform", lo, hi, **at)
                 elif kind == "normal":
-                    m, s = num("mean"), num("sd")
-                    prior = Prior("normal", num("lower", m - _TRUNC * s), num("upper", m + _TRUNC * s),
-                                  m, s)
+                    m, s = num("mean", shifted=True), num("sd")
+                    prior = Prior("normal", num("lower", m - _TRUNC * s, shifted=True),
+                                  num("upper", m + _TRUNC * s, shifted=True), m, s, **at)
                 elif kind == "lognormal":
                     med, s = num("median"), num("sigma", scale=False)
                     prior = Prior("lognormal", num("lower", med * math.exp(-_TRUNC * s)),
@@ -285,7 +333,7 @@ class ParameterSpace:
                 if exc.key is None:
                     exc.key = f"{k}.prior"
                 raise
-            start = num("start", float(prior.ppf(0.5)))
+            start = num("start", float(prior.ppf(0.5)), shifted=True)
             if not prior.lower <= start <= prior.upper:
                 raise InputError("start lies outside [lower, upper]", key=f"{k}.start")
             out.append(Parameter(name, si, start, prior))
@@ -356,21 +404,44 @@ class ReconstructionProblem:
         ``<channel>_bias`` ...) go to it, the rest to ``forward``.
     observation_model
         Sensor models of the fitted channels.
+    span
+        The fitted span (:class:`recon.span.FitSpan`); default: the whole record
+        (:func:`recon.span.choose_span` with its defaults).
     """
 
-    def __init__(self, forward: Callable[[np.ndarray, tuple[str, ...]], Any], telemetry: Telemetry,
-                 parameter_space: ParameterSpace, observation_model: ObservationModel) -> None:
+    def __init__(self, forward: Callable[..., Any], telemetry: Telemetry,
+                 parameter_space: ParameterSpace, observation_model: ObservationModel, *,
+                 span=None) -> None:
+        from recon.span import choose_span
+
         self.forward = forward
-        self.telemetry = telemetry
+        self.record = telemetry
         self.space = parameter_space
         self.observation = observation_model
-        self.bound: BoundObservation = observation_model.bind(telemetry)
+        self.span = span if span is not None else choose_span(telemetry, parameter_space,
+                                                              observation_model)
+        self.telemetry = telemetry.window(self.span.start, self.span.stop)
+        self.bound: BoundObservation = observation_model.bind(self.telemetry)
         obs_names = observation_model.parameter_names()
         self._obs_idx = {n: i for i, n in enumerate(parameter_space.names) if n in obs_names}
         self.forward_names = tuple(n for n in parameter_space.names if n not in obs_names)
         self._fwd_idx = np.array([parameter_space.names.index(n) for n in self.forward_names], int)
         self._log_norm = self.bound.log_norm()
+        defaults = observation_model.defaults()
+        self._clock = (self._obs_idx.get("clock_offset"), defaults["clock_offset"])
+        self._latency = [(self._obs_idx.get(f"{c}_latency"), defaults[f"{c}_latency"])
+                         for c in observation_model.names]
         self.n_evaluations = 0
+
+    def _column(self, full: np.ndarray, index: int | None, default: float) -> np.ndarray:
+        return full[:, index] if index is not None else np.full(full.shape[0], default)
+
+    def sim_end(self, full: np.ndarray) -> np.ndarray:
+        """How far [s] each row of a full parameter batch must be simulated to reach the end
+        of the fitted span on its own clock (:meth:`recon.span.FitSpan.sim_end`)."""
+        clock = self._column(full, *self._clock)
+        lat = np.min(np.column_stack([self._column(full, *c) for c in self._latency]), axis=1)
+        return self.span.sim_end(clock, lat)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -385,12 +456,21 @@ class ReconstructionProblem:
     def n_residuals(self) -> int:
         return self.bound.n_residuals
 
-    def simulate(self, theta: np.ndarray) -> tuple[Simulated, dict[str, np.ndarray]]:
+    def simulate(self, theta: np.ndarray, *, any_clock: bool = False
+                 ) -> tuple[Simulated, dict[str, np.ndarray]]:
         """Run the forward model on a free-parameter batch; also return the observation
-        parameters of each row."""
+        parameters of each row.
+
+        Each row is simulated as far as its own clock needs (:meth:`sim_end`); with
+        ``any_clock`` as far as any clock inside the bounds needs (:attr:`FitSpan.duration`),
+        for a caller that changes the clock offset afterwards (a profiled clock).
+        """
         full = self.space.full(theta)
         self.n_evaluations += full.shape[0]
-        sim = Simulated.coerce(self.forward(full[:, self._fwd_idx], self.forward_names))
+        t_end = (np.full(full.shape[0], self.span.duration) if any_clock
+                 else self.sim_end(full))
+        sim = Simulated.coerce(self.forward(full[:, self._fwd_idx], self.forward_names,
+                                            t_end=t_end))
         obs = {n: full[:, i] for n, i in self._obs_idx.items()}
         return sim, obs
 

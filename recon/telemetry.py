@@ -5,6 +5,12 @@ column per channel; NaN where a channel has no sample at that time stamp (channe
 sampled at different rates). Units come from the Parquet field metadata key ``unit`` or CSV
 headers ``name[unit]`` and are converted to SI with pint (:func:`recon.io.read_table`).
 
+Channels on separate time bases (a recorder per subsystem: gyros on their own clock ticks,
+mechanism channels on another) come as several files, each with its own ``t``, all on the
+same telemetry clock: :func:`load_telemetry` takes a list of paths, validates each file on its
+own (rows and columns in the findings are those of that file) and merges them on the union of
+their time stamps, NaN where a channel has no sample. A channel may appear in one file only.
+
 Validation never stops at the first problem: :func:`validate` returns every finding with its
 row (1-based data row, header excluded, as :class:`models.errors.InputError`) and column.
 Findings of severity ``"error"`` make the telemetry unusable (:class:`models.errors.DataError`,
@@ -26,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -190,12 +196,47 @@ class Telemetry:
         return Telemetry(self.t, {n: self.channels[n] for n in names},
                          {n: self.file_units.get(n) for n in ["t", *names]}, self.source)
 
-    def until(self, t_stop: float) -> "Telemetry":
-        """The rows with ``t <= t_stop`` [s] (the fit window of a reconstruction)."""
-        keep = np.asarray(self.t) <= t_stop
-        return Telemetry(np.asarray(self.t)[keep],
-                         {n: np.asarray(v)[keep] for n, v in self.channels.items()},
+    def window(self, start: float = -np.inf, stop: float = np.inf) -> "Telemetry":
+        """The rows with ``start <= t <= stop`` [s] (the fitted span of a reconstruction)."""
+        t = np.asarray(self.t)
+        keep = (t >= start) & (t <= stop)
+        return Telemetry(t[keep], {n: np.asarray(v)[keep] for n, v in self.channels.items()},
                          self.file_units, self.source)
+
+    def until(self, t_stop: float) -> "Telemetry":
+        """The rows with ``t <= t_stop`` [s]."""
+        return self.window(stop=t_stop)
+
+    @classmethod
+    def merge(cls, parts: "list[Telemetry]") -> "Telemetry":
+        """Records of separate time bases (same clock) as one: the union of their time
+        stamps, each channel at its own stamps and NaN elsewhere.
+
+        Raises
+        ------
+        InputError
+            A channel appears in two of the records.
+        """
+        if len(parts) == 1:
+            return parts[0]
+        owner: dict[str, str | None] = {}
+        for p in parts:
+            for n in p.channels:
+                if n in owner:
+                    raise InputError(f"channel is also in {owner[n]}; give each channel in "
+                                     "one file only", source=p.source, key=n)
+                owner[n] = p.source
+        t = np.unique(np.concatenate([np.asarray(p.t, float) for p in parts]))
+        channels: dict[str, np.ndarray] = {}
+        units: dict[str, str | None] = {"t": "s"}
+        for p in parts:
+            rows = np.searchsorted(t, np.asarray(p.t, float))
+            for n, v in p.channels.items():
+                col = np.full(t.size, np.nan)
+                col[rows] = np.asarray(v, float)
+                channels[n] = col
+                units[n] = p.file_units.get(n)
+        return cls(t, channels, units, " + ".join(str(p.source) for p in parts))
 
     @classmethod
     def from_arrays(cls, t, channels: Mapping[str, Any], source: str | None = None) -> "Telemetry":
@@ -281,20 +322,29 @@ def read_telemetry(path: str | os.PathLike, *, extra_channels: Mapping[str, str]
     return tel, report
 
 
-def load_telemetry(path: str | os.PathLike, **kwargs) -> Telemetry:
+def load_telemetry(path: str | os.PathLike | Sequence[str | os.PathLike], **kwargs
+                   ) -> Telemetry:
     """Read telemetry and refuse it when unusable (:class:`DataError`, exit 65).
 
-    Warnings are logged; keyword arguments go to :func:`read_telemetry`.
+    ``path`` may be a list of files on separate time bases (module docstring): each is
+    validated on its own, then they are merged (:meth:`Telemetry.merge`). Warnings are logged;
+    keyword arguments go to :func:`read_telemetry`.
     """
     import logging
 
-    tel, report = read_telemetry(path, **kwargs)
-    report.raise_if_unusable()
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not paths:
+        raise InputError("no telemetry file given")
     log = logging.getLogger("dockrecon.telemetry")
-    for line in report.lines():
-        log.warning(line)
-    assert tel is not None
-    return tel
+    parts = []
+    for p in paths:
+        tel, report = read_telemetry(p, **kwargs)
+        report.raise_if_unusable()
+        for line in report.lines():
+            log.warning(line)
+        assert tel is not None
+        parts.append(tel)
+    return Telemetry.merge(parts)
 
 
 # --------------------------------------------------------------------------------------------

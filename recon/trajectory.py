@@ -23,7 +23,8 @@ Laplace draws (Gaussian at the MAP with the inverse Gauss-Newton Hessian) otherw
 is read on its own clock: its value at telemetry time :math:`\\tau` is
 :math:`x_i(\\tau - \\delta_i)` with its own clock offset :math:`\\delta_i`, linearly interpolated,
 so the band also carries the timing uncertainty (as fit.parquet's predictive band does). A
-draw has no value outside its simulated window (NaN there; the quantiles use the others).
+draw has no value outside its simulated span (NaN there; the quantiles use the others); the
+table ends where the MAP's simulated span ends.
 Draws whose simulation failed are left out and counted in ``result.json``
 (``trajectory.failed``).
 
@@ -39,7 +40,6 @@ over the window (:func:`absorber_peaks`, same draws): ``peak_absorber_axial_forc
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["TRAJECTORY_CHANNELS", "BAND_SUFFIXES", "Histories", "TrajectoryFn",
-           "docking_trajectory", "trajectory_from_forward", "clock_offsets",
+           "trajectory_from_forward", "clock_offsets",
            "trajectory_table", "event_summary", "absorber_peaks"]
 
 #: Channels of the trajectory file, in column order (those the forward model produces).
@@ -93,59 +93,35 @@ class Histories:
     status: np.ndarray
 
 
-#: ``trajectory(full_params (n, n_all), names) -> Histories``: row 0 is the MAP, the others
-#: posterior draws.
-TrajectoryFn = Callable[[np.ndarray, tuple[str, ...]], Histories]
-
-
-def _batch_trajectory(model, names: Sequence[str]) -> TrajectoryFn:
-    from models.probe_cone import CHANNEL_UNITS, EVENT_NAMES
-
-    names = tuple(names)
-
-    def run(full: np.ndarray, all_names: Sequence[str]) -> Histories:
-        idx = [list(all_names).index(n) for n in names]
-        out, ev, status = model.evaluate(np.atleast_2d(full)[:, idx])
-        out[status != 0] = np.nan
-        ev[status != 0] = np.nan
-        ch = {c: out[:, :, i] for i, c in enumerate(model.channels)}
-        return Histories(np.asarray(model.t, float), ch,
-                         {c: CHANNEL_UNITS[c] for c in model.channels}, ev, tuple(EVENT_NAMES),
-                         status)
-
-    return run
-
-
-def _channels_available() -> tuple[str, ...]:
-    from models.probe_cone import CHANNELS
-
-    return tuple(c for c in TRAJECTORY_CHANNELS if c in CHANNELS)
-
-
-def docking_trajectory(scenario, names: Sequence[str], duration: float | None = None,
-                       rate: float | None = None) -> TrajectoryFn:
-    """Trajectory function of the probe-cone model over :class:`models.probe_cone.BatchModel`:
-    ``names`` are the forward-model parameters (columns picked from the full vector)."""
-    from models.probe_cone import BatchModel
-
-    model = BatchModel(scenario, parameters=tuple(names), channels=_channels_available(),
-                       duration=duration, rate=rate)
-    return _batch_trajectory(model, names)
+#: ``trajectory(full_params (n, n_all), names, t_end (n,)) -> Histories``: row 0 is the MAP,
+#: the others posterior draws; row ``i`` is simulated from the start plane to ``t_end[i]`` [s]
+#: (the end of its fitted span on its own clock).
+TrajectoryFn = Callable[[np.ndarray, tuple[str, ...], np.ndarray], Histories]
 
 
 def trajectory_from_forward(forward: Any) -> TrajectoryFn | None:
-    """The trajectory function of a :class:`recon.docking.DockingForward` (same scenario,
-    parameters, window and rate; the trajectory channels instead of the fitted ones); None for
-    any other forward model."""
-    from models.probe_cone import CHANNELS, BatchModel
-
-    model = getattr(forward, "model", None)
-    if not isinstance(model, BatchModel):
+    """The trajectory function of a docking forward model with histories (a
+    :class:`recon.docking.DockingForward`: same scenario, parameters, rate and duration, the
+    trajectory channels instead of the fitted ones); None for a forward model without them."""
+    sibling = getattr(forward, "sibling", None)
+    if sibling is None:
         return None
-    sibling = copy.copy(model)  # shares the packed scenario arrays (read only)
-    sibling.channels = _channels_available()
-    sibling.chan = np.array([CHANNELS.index(c) for c in sibling.channels], dtype=np.int64)
-    return _batch_trajectory(sibling, model.parameters)
+    from models.probe_cone import CHANNEL_UNITS, CHANNELS, EVENT_NAMES
+
+    fwd = sibling(tuple(c for c in TRAJECTORY_CHANNELS if c in CHANNELS))
+    names = fwd.names
+
+    def run(full: np.ndarray, all_names: Sequence[str], t_end: np.ndarray) -> Histories:
+        idx = [list(all_names).index(n) for n in names]
+        out, ev, status = fwd.model.evaluate(np.atleast_2d(full)[:, idx], t_end)
+        out[status != 0] = np.nan
+        ev[status != 0] = np.nan
+        ch = {c: out[:, :, i] for i, c in enumerate(fwd.channels)}
+        return Histories(np.asarray(fwd.t, float), ch,
+                         {c: CHANNEL_UNITS[c] for c in fwd.channels}, ev, tuple(EVENT_NAMES),
+                         status)
+
+    return run
 
 
 def clock_offsets(full: np.ndarray, names: Sequence[str], default: float = 0.0) -> np.ndarray:
@@ -205,6 +181,13 @@ def trajectory_table(hist: Histories, clock: np.ndarray) -> tuple[Any, dict[str,
             cols[f"{name}{suffix}"] = row
         for suffix in ("", *BAND_SUFFIXES):
             units[f"{name}{suffix}"] = unit
+    # the table ends where the MAP's simulated span ends (later grid rows belong to draws
+    # whose clocks need a longer simulation)
+    keep = np.zeros(t_model.size, bool)
+    for x in hist.channels.values():
+        keep |= np.isfinite(np.asarray(x, float)[0])
+    if keep.any():
+        cols = {k: v[: np.flatnonzero(keep)[-1] + 1] for k, v in cols.items()}
     return pd.DataFrame(cols), units
 
 

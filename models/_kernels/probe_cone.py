@@ -114,7 +114,7 @@ from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (re-exported
 from models._kernels.probe_cone_layout import _m3, apply_slip_force, channel_names
 from models._kernels.probe_cone_output import _record
 from models._kernels.probe_cone_stage import _rhs
-from models._kernels.rigid_body import quat_normalize
+from models._kernels.rigid_body import quat_normalize, torque_free_rates
 
 __all__ = [
     "NP", "NY", "NCH", "N_EV", "N_LATCH",
@@ -140,6 +140,51 @@ def _inv3(A, B):
     B[2, 2] = (A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]) * idet
 
 
+#: output channels that keep their t = 0 value in free flight before the start (the
+#: mechanism at rest: sensors, flags, loads); the body rates are propagated, everything else
+#: (relative state, energies, momenta) is NaN there
+_HELD_BEFORE_START = np.array(
+    [O_STROKE, O_GPITCH, O_GYAW, O_CONTACT, O_BOTTOM, O_CAPTURE, O_LATCH, O_LATCH + 1,
+     O_LATCH + 2, O_LATCH + 3, O_FIF, O_FIF + 1, O_FIF + 2, O_MIF, O_MIF + 1, O_MIF + 2,
+     O_FAX, O_MPITCH, O_MYAW, O_BPITCH, O_BYAW, O_HCONTACT], dtype=np.int64)
+
+
+@njit(**NJIT)
+def _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out):
+    """Fill the ``n_pre`` output rows before ``t = 0`` from the row at ``t = 0``.
+
+    Before the start plane the two vehicles fly free and nothing touches the docking unit, so
+    the mechanism is at rest and its channels (:data:`_HELD_BEFORE_START`) keep their
+    ``t = 0`` values, which is the model's own free flight, not a held end value. The body
+    rates of each vehicle follow Euler's torque-free equations backwards from their ``t = 0``
+    values (:func:`~models._kernels.rigid_body.torque_free_rates`, RK4 at the output step:
+    with rates of 1e-2 rad/s the step error is of order (1e-2 x 1e-2)^5). The reaction of the
+    mechanism on the active vehicle is left out (the probe moves with the vehicle; at 1e-2
+    rad/s its centripetal load is a few mN). Other channels are NaN before the start.
+    """
+    rates = np.empty((n_pre, 6))
+    torque_free_rates(M[6], M[8], w1_0, -dt_out, rates, 0)
+    torque_free_rates(M[7], M[9], w2_0, -dt_out, rates, 3)
+    row0 = out[n_pre]
+    for j in range(chan.shape[0]):
+        c = chan[j]
+        held = False
+        for h in _HELD_BEFORE_START:
+            if c == h:
+                held = True
+        for k in range(n_pre):
+            if c == O_T:
+                out[k, j] = (k - n_pre) * dt_out
+            elif c >= O_AR and c < O_AR + 3:
+                out[k, j] = rates[k, c - O_AR]
+            elif c >= O_PR and c < O_PR + 3:
+                out[k, j] = rates[k, 3 + c - O_PR]
+            elif held:
+                out[k, j] = row0[j]
+            else:
+                out[k, j] = np.nan
+
+
 @njit(**NJIT)
 def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     """Simulate one docking.
@@ -160,7 +205,11 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     chan : int64[:]
         Output channels to record (``O_*`` indices).
     out : float64[n_out, len(chan)]
-        Samples at ``t = k dt_out``, ``k = 0..n_out-1`` (written).
+        Samples (written): ``n_pre = round(P[P_T_PRE] / dt_out)`` rows of the free-flight
+        extension at ``t = -n_pre dt_out .. -dt_out`` (see :func:`_free_flight_before`), then
+        ``t = k dt_out`` for ``k = 0, 1, ...`` while ``k dt_out <= P[P_T_END]`` and rows are
+        left; the rows after the end stay NaN (a batch shares one ``out`` shape, each row may
+        end at its own ``P_T_END``).
     ev : float64[N_EV]
         Event times [s] (written; NaN = did not happen).
     info : float64[8]
@@ -170,7 +219,8 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     -------
     int
         ``ST_OK`` or the first failure (``ST_PENETRATION``, ``ST_GEOMETRY``,
-        ``ST_HYSTERESIS``, ``ST_BAD_TABLE``); samples after a failure are NaN.
+        ``ST_HYSTERESIS``, ``ST_BAD_TABLE``, ``ST_START_CONTACT``); samples after a failure
+        are NaN.
     """
     P = P_in.copy()
     P[P_IM1] = 1.0 / P[P_M1]
@@ -221,6 +271,10 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     yt = np.empty(NY)
     n_out = out.shape[0]
     dt_out = P[P_DT_OUT]
+    n_pre = int(P[P_T_PRE] / dt_out + 0.5)
+    t_stop = P[P_T_END] + 1e-9 * dt_out
+    w1_0 = y[Y_W1:Y_W1 + 3].copy()
+    w2_0 = y[Y_W2:Y_W2 + 3].copy()
     h_small = P[P_H_SMALL]
     h_large = P[P_H_LARGE]
     t = 0.0
@@ -254,9 +308,15 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         t_next = k_out * dt_out
         if t >= t_next - 1e-9 * dt_out:
             _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan,
-                    out[k_out])
+                    out[n_pre + k_out])
+            if k_out == 0 and n_pre > 0:
+                if contact:
+                    status = ST_START_CONTACT
+                    info[0] = t
+                    break
+                _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out)
             k_out += 1
-            if k_out >= n_out:
+            if n_pre + k_out >= n_out or k_out * dt_out > t_stop:
                 break
             t_next = k_out * dt_out
         h = h_small if near else h_large

@@ -68,7 +68,8 @@ P_CB = 124         # probe bending damping (structural, on the relative rate) [N
 P_MOUTH_X = 125    # mouth circle of the receiving cone (limiter-pad segments vs it): abscissa [m]
 P_MOUTH_R = 126    # its radius [m] (<= 0: no segment-vs-mouth test)
 P_HC_REACH = 127   # largest distance of a housing contact primitive from the joint [m]
-NP = 128
+P_T_PRE = 128      # free-flight extension before t = 0 [s] (output rows before the start)
+NP = 129
 NSC = 112          # float scratch of one rhs evaluation
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
@@ -139,6 +140,7 @@ ST_PENETRATION = 1
 ST_GEOMETRY = 2
 ST_HYSTERESIS = 3
 ST_BAD_TABLE = 4
+ST_START_CONTACT = 5  # in contact at t = 0: no free flight to extend backwards
 
 # output channels
 O_T = 0

@@ -26,6 +26,7 @@ __all__ = [
     "quat_normalize",
     "dcm_to_quat",
     "euler_rhs",
+    "torque_free_rates",
     "mat_vec",
     "mat_t_vec",
     "cross",
@@ -128,6 +129,40 @@ def euler_rhs(J, Jinv, w, M, dw):
     dw[0] = Jinv[0, 0] * r0 + Jinv[0, 1] * r1 + Jinv[0, 2] * r2
     dw[1] = Jinv[1, 0] * r0 + Jinv[1, 1] * r1 + Jinv[1, 2] * r2
     dw[2] = Jinv[2, 0] * r0 + Jinv[2, 1] * r1 + Jinv[2, 2] * r2
+
+
+@njit(**NJIT)
+def torque_free_rates(J, Jinv, w0, h, out, col):
+    """Body rates of a torque-free rigid body at ``t = k h``, ``k = 1 .. n``, from ``w0`` at
+    ``t = 0`` (Euler's equations ``J w_dot = -w x J w``, RK4 with the step ``h`` [s], which may
+    be negative: the rates *before* ``t = 0``).
+
+    Writes ``out[n - k, col:col+3]`` for ``k = 1 .. n`` with ``n = out.shape[0]``, so that
+    the rows of ``out`` are in increasing time when ``h < 0`` (row ``n - 1`` is ``t = h``,
+    row 0 is ``t = n h``).
+    """
+    zero = np.zeros(3)
+    w = w0.copy()
+    k1 = np.empty(3)
+    k2 = np.empty(3)
+    k3 = np.empty(3)
+    k4 = np.empty(3)
+    wt = np.empty(3)
+    n = out.shape[0]
+    for k in range(1, n + 1):
+        euler_rhs(J, Jinv, w, zero, k1)
+        for i in range(3):
+            wt[i] = w[i] + 0.5 * h * k1[i]
+        euler_rhs(J, Jinv, wt, zero, k2)
+        for i in range(3):
+            wt[i] = w[i] + 0.5 * h * k2[i]
+        euler_rhs(J, Jinv, wt, zero, k3)
+        for i in range(3):
+            wt[i] = w[i] + h * k3[i]
+        euler_rhs(J, Jinv, wt, zero, k4)
+        for i in range(3):
+            w[i] += h / 6.0 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
+            out[n - k, col + i] = w[i]
 
 
 @njit(**NJIT)

@@ -119,6 +119,8 @@ _STATUS = {
     kp.ST_HYSTERESIS: "illegal hysteresis state transition (reduce the step or enlarge the "
                       "common first segment)",
     kp.ST_BAD_TABLE: "the brake slip force is not above the spring-stage nodes",
+    kp.ST_START_CONTACT: "the unit is in contact at the start of the simulation, so there is "
+                         "no free flight to extend backwards (start further out)",
 }
 
 
@@ -368,7 +370,13 @@ class BatchModel:
     channels
         Channel names to return (default: all telemetry channels).
     rate, duration
-        Output rate [Hz] and simulated time [s] (default: the scenario's).
+        Output rate [Hz] and simulated time [s] (default: the scenario's); ``duration`` is the
+        longest any row may run (:meth:`evaluate` can end each row earlier).
+    t_pre
+        Free-flight extension before the start [s]: :attr:`t` begins at ``-t_pre`` (rounded
+        to the output grid), and before ``t = 0`` the sensor channels are those of the unit at
+        rest and the body rates are propagated backwards (torque-free), the other channels NaN
+        (``models._kernels.probe_cone._free_flight_before``).
 
     Examples
     --------
@@ -380,8 +388,16 @@ class BatchModel:
     def __init__(self, scenario: Scenario, initial: InitialConditions | None = None, *,
                  parameters: Sequence[str] = IC_NAMES,
                  channels: Sequence[str] | None = None,
-                 rate: float | None = None, duration: float | None = None) -> None:
-        self.packed = pack(scenario, initial, rate=rate, duration=duration)
+                 rate: float | None = None, duration: float | None = None,
+                 t_pre: float = 0.0) -> None:
+        packed = pack(scenario, initial, rate=rate, duration=duration)
+        dt = packed.P[kp.P_DT_OUT]
+        if not t_pre >= 0.0:
+            raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
+        self.n_pre = int(np.ceil(t_pre / dt - 1e-9))
+        P = packed.P.copy()
+        P[kp.P_T_PRE] = self.n_pre * dt
+        self.packed = replace(packed, P=P)
         for p in parameters:
             if p not in PARAMETERS:
                 raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=p)
@@ -393,20 +409,51 @@ class BatchModel:
                 raise InputError("unknown channel", key=c)
         self.channels = chans
         self.chan = np.array([CHANNELS.index(c) for c in chans], dtype=np.int64)
-        self.t = np.arange(self.packed.n_out) * self.packed.P[kp.P_DT_OUT]
+        self.t = (np.arange(self.n_pre + self.packed.n_out) - self.n_pre) * dt
+
+    def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
+               ) -> "BatchModel":
+        """The same scenario, parameters, rate and duration with other output ``channels``
+        and / or another free-flight extension ``t_pre`` [s]; shares the packed tables."""
+        import copy
+
+        other = copy.copy(self)
+        if channels is not None:
+            for c in channels:
+                if c not in CHANNELS:
+                    raise InputError("unknown channel", key=c)
+            other.channels = tuple(channels)
+            other.chan = np.array([CHANNELS.index(c) for c in channels], dtype=np.int64)
+        if t_pre is not None:
+            dt = self.packed.P[kp.P_DT_OUT]
+            other.n_pre = int(np.ceil(t_pre / dt - 1e-9))
+            P = self.packed.P.copy()
+            P[kp.P_T_PRE] = other.n_pre * dt
+            other.packed = replace(self.packed, P=P)
+            other.t = (np.arange(other.n_pre + self.packed.n_out) - other.n_pre) * dt
+        return other
+
+    @property
+    def duration(self) -> float:
+        """The longest simulated time a row may have [s]."""
+        return float(self.packed.P[kp.P_T_END])
 
     @property
     def base(self) -> np.ndarray:
         """Base values of the chosen parameters (SI)."""
         return self.packed.P[self.index].copy()
 
-    def evaluate(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def evaluate(self, theta: np.ndarray, t_end: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Run every row of ``theta`` (n, k).
+
+        ``t_end`` (n,) [s] ends each row's simulation there (at the first output sample at
+        or after it; at most :attr:`duration`; NaN: the whole duration).
 
         Returns
         -------
         out : ndarray (n, n_out, n_channels)
-            Chosen channels at ``self.t``; NaN after a failure.
+            Chosen channels at ``self.t``; NaN after a failure and after the row's end.
         events : ndarray (n, 8)
             Event times [s] in :data:`EVENT_NAMES` order, NaN when absent.
         status : ndarray of int (n,)
@@ -420,7 +467,13 @@ class BatchModel:
         Pb = np.repeat(self.packed.P[None, :], n, axis=0)
         Pb[:, self.index] = theta
         pk = self.packed
-        out = np.empty((n, pk.n_out, len(self.chan)))
+        if t_end is not None:
+            t_end = np.broadcast_to(np.asarray(t_end, float), (n,))
+            dt = pk.P[kp.P_DT_OUT]
+            # the first output sample at or after t_end (the kernel records while k dt <= end)
+            k_end = np.ceil(np.where(np.isfinite(t_end), t_end, np.inf) / dt - 1e-9)
+            Pb[:, kp.P_T_END] = np.minimum(np.maximum(k_end, 0.0) * dt, pk.P[kp.P_T_END])
+        out = np.empty((n, self.n_pre + pk.n_out, len(self.chan)))
         ev = np.empty((n, kp.N_EV))
         info = np.zeros((n, 8))
         status = np.zeros(n, dtype=np.int64)

@@ -30,7 +30,7 @@ def _basis(t, unidentifiable):
 def linear_forward(unidentifiable=False):
     t_sim = np.linspace(0.0, 3.0, 61)  # contains T_LIN exactly (step 0.05 s)
 
-    def forward(params, names):
+    def forward(params, names, t_end=None):
         A = _basis(t_sim, unidentifiable)
         return Simulated(t_sim, {"stroke": params @ A.T})
 
@@ -67,13 +67,16 @@ OSC_TRUTH = {"omega": 6.0, "zeta": 0.08, "x0": 0.05, "clock_offset": 0.037}
 OSC_NAMES = ("omega", "zeta", "x0")
 
 
-def oscillator_forward(params, names):
-    """x(t) = x0 e^{-zeta w t} (cos wd t + zeta w / wd sin wd t), released from rest."""
-    t = np.linspace(0.0, 4.0, 4001)
+def oscillator_forward(params, names, t_end=None):
+    """x(t) = x0 e^{-zeta w t} (cos wd t + zeta w / wd sin wd t), released from rest at t = 0
+    (held at x0 before: the model's own state before the release, like the free flight
+    before a docking's start plane)."""
+    t = np.linspace(-0.5, 4.0, 4501)
     p = dict(zip(names, np.asarray(params).T))
     w, z, x0 = (p[n][:, None] for n in OSC_NAMES)
     wd = w * np.sqrt(1 - z ** 2)
-    x = x0 * np.exp(-z * w * t) * (np.cos(wd * t) + z * w / wd * np.sin(wd * t))
+    tp = np.maximum(t, 0.0)
+    x = x0 * np.exp(-z * w * tp) * (np.cos(wd * tp) + z * w / wd * np.sin(wd * tp))
     return Simulated(t, {"stroke": x, "contact": (x > 0).astype(float)})
 
 

@@ -7,11 +7,9 @@ from click.testing import CliRunner
 
 from models.probe_cone import preset_path
 from recon.cli import cli
-from recon.docking import (DockingForward, RunConfig, first_guess, flight_problem,
-                           load_scenario)
+from recon.docking import RunConfig, first_guess, flight_problem
 from models.errors import InputError
 from recon.io import load_toml
-from recon.problem import ReconstructionProblem
 from recon.telemetry import load_telemetry
 from telemetry_samples import SAMPLES_DIR
 
@@ -94,25 +92,44 @@ def _windowed(after=1.0):
                                                       "fit_after_capture": after}})
 
 
-def test_fit_window_parsing_and_cut():
+def test_fit_span_parsing_and_cut():
     run, cfg = _windowed(1.0)
-    assert cfg.fit_after_capture == 1.0
+    assert cfg.fit_after_capture == 1.0 and cfg.duration == "record"
     tel = load_telemetry(FLIGHTS / "nominal.parquet")
-    cut, t_stop = cfg.fit_window(tel)
+    span = cfg.span_for(tel, cfg.space_for(tel))
     t, y = tel.samples("capture")
     t_edge = 0.5 * (t[np.argmax(y > 0.5) - 1] + t[np.argmax(y > 0.5)])
-    assert t_stop == pytest.approx(t_edge + 1.0)
-    assert cut.t[-1] <= t_stop < tel.t[np.searchsorted(tel.t, cut.t[-1]) + 1]
-    assert set(cut.channels) == set(tel.channels)
-    # no capture edge in the record: the whole record
+    assert span.stop == pytest.approx(t_edge + 1.0) and span.start == tel.t[0]
+    assert "after the record's capture edge" in span.reasons["stop"]
+    # the samples after the stop are counted, per channel, and kept out of the problem
+    t_s, _ = tel.samples("stroke")
+    assert span.samples["stroke"]["after"] == np.count_nonzero(t_s > span.stop) > 0
+    assert span.samples["stroke"]["fitted"] + span.samples["stroke"]["after"] == t_s.size
+    # the clock prior is N(0, 0.5) in [-1, 1]: samples up to 1 s after the record's start may
+    # precede the start plane (free-flight extension), and the simulation must reach
+    # stop + 1 s for the earliest clock
+    assert span.clock == (-1.0, 1.0) and span.pre == pytest.approx(1.0 - tel.t[0])
+    assert span.duration == pytest.approx(span.stop + 1.0)
+    # no capture edge in the record: to the record's end, and the reason says so
     no_cap = tel.until(t_edge - 0.1)
-    assert cfg.fit_window(no_cap)[1] is None and cfg.fit_window(no_cap)[0] is no_cap
+    span2 = cfg.span_for(no_cap, cfg.space_for(no_cap))
+    assert span2.stop == no_cap.t[-1] and "no capture edge" in span2.reasons["stop"]
     whole = RunConfig.from_dict(run)          # the shipped configuration: the whole record
-    assert whole.fit_after_capture is None and whole.fit_window(tel) == (tel, None)
-    for bad in (-1.0, "1 s", True):
+    assert whole.fit_after_capture is None
+    assert whole.span_for(tel, whole.space_for(tel)).stop == tel.t[-1]
+    # a numeric duration: the last stamp every allowed clock keeps inside it
+    fixed = RunConfig.from_dict({**run, "model": {"duration": 3.0}})
+    assert fixed.span_for(tel, fixed.space_for(tel)).stop == pytest.approx(-1.0 + 3.0)
+    before = RunConfig.from_dict({**run, "model": {"fit_before_contact": 0.5}})
+    t_c = 0.5 * sum(tel.samples("contact")[0][np.argmax(tel.samples("contact")[1] > 0.5) + i]
+                    for i in (-1, 0))
+    assert before.span_for(tel, before.space_for(tel)).start == pytest.approx(t_c - 0.5)
+    for key, bad in (("fit_after_capture", -1.0), ("fit_after_capture", "1 s"),
+                     ("fit_after_capture", True), ("fit_before_contact", -2),
+                     ("duration", "all"), ("duration", 0.0), ("rate", -100.0)):
         with pytest.raises(InputError) as e:
-            RunConfig.from_dict({**run, "model": {"fit_after_capture": bad}})
-        assert e.value.key == "model.fit_after_capture"
+            RunConfig.from_dict({**run, "model": {key: bad}})
+        assert e.value.key == f"model.{key}"
 
 
 def test_mcmc_below_ess_parsing():
@@ -157,15 +174,11 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
              "rel_rate_y": -0.011860837535671255, "rel_rate_z": 0.003928373266911735}
     offset = -0.7582647161011284
     path = record_flight("cal01", tmp_path, 7001, truth, offset, 5.0)
-    scn, _ = load_scenario(preset_path("reference"))
-    _, cfg = _windowed(1.0)
-    obs = cfg.observation.parameter_names()
-    names = [n for n in cfg.space.names if n not in obs]
-    fwd = DockingForward(scn, names, cfg.observation.names, duration=cfg.duration, rate=cfg.rate)
-    tel = load_telemetry(path)
+    run, _ = _windowed(1.0)
     rough = []
-    for t in (tel, cfg.fit_window(tel)[0]):
-        prob = ReconstructionProblem(fwd, t, cfg.space, cfg.observation)
+    for model in ({"duration": "record"}, {"fit_after_capture": 1.0}):
+        prob = flight_problem(path, preset_path("reference"),
+                              config={**run, "model": model})[0]
         x = np.array([{**truth, "clock_offset": offset}[n] for n in prob.names])
         xs = np.repeat(x[None], 101, axis=0)
         xs[:, prob.names.index("rel_pos_z")] += np.arange(-50, 51) * 1e-6

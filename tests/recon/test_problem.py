@@ -84,7 +84,7 @@ def test_forward_is_not_run_outside_the_bounds():
     seen = []
     inner = prob.forward
 
-    def spy(params, names):
+    def spy(params, names, t_end=None):
         seen.append(params.copy())
         return inner(params, names)
 

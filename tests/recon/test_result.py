@@ -58,11 +58,11 @@ def test_failed_run_leaves_no_result_json(tmp_path):
     calls = [0]
     inner = prob.forward
 
-    def breaking(params, names):
+    def breaking(params, names, t_end=None):
         calls[0] += 1
         if calls[0] > 40:
             raise RuntimeError("forward model crashed")
-        return inner(params, names)
+        return inner(params, names, t_end=t_end)
 
     prob.forward = breaking
     with pytest.raises(RuntimeError):
