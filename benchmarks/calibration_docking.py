@@ -1,31 +1,36 @@
-"""Calibration study of the probe-cone reconstruction (issue 6 acceptance).
+"""Calibration study of the probe-cone reconstruction (issues 6 and 15 acceptance).
 
 Over ``--flights`` flights simulated from prior draws, does the 68 % (95 %) interval of each
 initial condition contain the truth 68 % (95 %) of the time?
 
 Each flight:
 
-1. draws the free parameters of ``telemetry_samples/flights/run.toml`` from their priors
-   (``rel_pos_x`` is fixed there: the start plane) with a seeded generator;
-2. keeps the draw only if the reference scenario captures at least 1 s before the end of the
-   5-s window (a reconstruction needs the capture in the record). The kept draws are draws from
-   the prior *conditioned on capture*; since a flight without capture in the window has a
-   likelihood of zero under the recorded capture edge, the posterior the reconstruction computes
-   with the full prior equals the one under the conditioned prior, so nominal coverage is still
-   the right target;
-3. records it with the sensor effects of the shipped flights
-   (:func:`telemetry_samples.flights.generate.record_flight`: noise, quantization, 10-50 Hz
-   rates, a dropout, the drawn clock offset);
-4. reconstructs it with ``reconstruct_flight`` and the shipped run configuration (default:
-   importance sampling, as ``make demo``; ``--mcmc`` to sample every flight with emcee;
-   ``--mcmc-below-ess 100`` to sample with emcee only the flights whose importance sampling
-   has an effective sample size below 100, the walkers then starting from a wide ball);
+1. draws the free parameters of the run configuration from their priors (``rel_pos_x`` is
+   fixed there: the start plane) with a seeded generator;
+2. keeps the draw only if the reference scenario captures (``--records cut``: at least 1 s
+   before the end of the 5-s window; ``realistic``: within 15 s of the start plane). The kept
+   draws are draws from the prior *conditioned on capture*; since a flight without capture has
+   a likelihood of zero under the recorded capture edge, the posterior the reconstruction
+   computes with the full prior equals the one under the conditioned prior, so nominal
+   coverage is still the right target;
+3. records it (``--records realistic``, the default: as a flight recorder does,
+   :func:`telemetry_samples.flights.generate.record_long_flight`: from 3-10 s before the
+   start plane to 20 s after capture, the record's clock starting anywhere in -100 ... 5000 s,
+   gyros on their own time base, dropouts at random times; the truth is the state at the start
+   plane and the clock offset the record's time of it. ``cut``: the 5-s records of the shipped
+   ``nominal`` / ``misaligned`` / ``slow`` flights,
+   :func:`telemetry_samples.flights.generate.record_flight`, with the drawn clock offset);
+4. reconstructs it with ``reconstruct_flight`` and the run configuration (default:
+   ``telemetry_samples/flights/realistic/run.toml`` or ``run.toml``; importance sampling,
+   ``--mcmc`` to sample every flight with emcee, ``--mcmc-below-ess 100`` to sample with
+   emcee only the flights whose importance sampling has an effective sample size below 100,
+   the walkers then starting from a wide ball: the calibrated engine);
 5. records, per parameter, whether the truth is inside ``ci68`` and ``ci95`` of the reported
    intervals (importance sampling or MCMC) and of the Laplace intervals at the optimum that
    the result also records (``diagnostics.laplace``); a third table applies the rule
    "importance intervals when their effective sample size is >= 100, else Laplace";
 6. records the truth jointly: inside the posterior's Gaussian 68 / 95 % region of the initial
-   conditions or not (``flights_docking.joint_check``), and the likelihood-ratio statistic
+   conditions or not (``recon.validation.joint_check``), and the likelihood-ratio statistic
    ``lr = 2 (cost(truth) - best cost)``, chi-square with 12 degrees of freedom if the
    likelihood is right and the search found the optimum (negative: a search failure).
 
@@ -40,11 +45,11 @@ also carries the one-sided binomial probability of so few hits (``p_low68``, ``p
 
 Usage::
 
-    .venv/bin/python benchmarks/calibration_docking.py [--flights 24] [--seed 7] [--mcmc]
+    .venv/bin/python benchmarks/calibration_docking.py [--flights 24] [--seed 7]
+        [--records realistic|cut] [--mcmc | --mcmc-below-ess 100] [--steps N]
 
-Writes ``benchmarks/results/calibration_docking.json`` (the table, per-flight records, the
-settings, seed and versions) and prints the table. Takes about a minute per flight on 2 idle
-cores with Laplace intervals.
+Writes ``benchmarks/results/calibration_docking.json`` (the table, per-flight records with
+their wall time, the settings, seed and versions) and prints the table.
 """
 from __future__ import annotations
 
@@ -60,54 +65,76 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 
+#: the realistic recorder of the study: approach [s] and record clock at its start [s] drawn
+#: uniformly in these ranges, 20 s kept after capture, capture within HORIZON s of the start
+#: plane
+APPROACH = (3.0, 10.0)
+RECORD_START = (-100.0, 5000.0)
+AFTER_CAPTURE = 20.0
+HORIZON = 15.0
 
-def _draw_capturing(space, rng, scn, duration, max_tries=200):
-    """One prior draw (full parameter dict, SI) whose flight captures >= 1 s before the end."""
+
+def _draw_capturing(space, rng, scn, t_latest, max_tries=200):
+    """One prior draw (full parameter dict, SI) whose flight captures by ``t_latest`` [s]
+    after the start plane."""
     from models.probe_cone import IC_NAMES, simulate
 
     for tries in range(1, max_tries + 1):
         x = space.sample_prior(1, rng)[0]
         full = dict(zip(space.names, space.full(x[None, :])[0]))
         ic = {n: float(full[n]) for n in IC_NAMES if n in full}
-        tr = simulate(scn, dataclasses.replace(scn.initial, **ic), duration=duration,
+        tr = simulate(scn, dataclasses.replace(scn.initial, **ic), duration=t_latest + 0.1,
                       rate=100.0)
         t_cap = tr.events.get("capture")
-        if t_cap is not None and np.isfinite(t_cap) and t_cap <= duration - 1.0:
+        if t_cap is not None and np.isfinite(t_cap) and t_cap <= t_latest:
             return full, tries, float(t_cap)
     raise RuntimeError("no capturing draw in %d tries" % max_tries)
 
 
-def study_flights(space, seed: int, duration: float, n: int):
+def study_flights(space, seed: int, duration: float, n: int, records: str = "cut"):
     """The study's flights in order: ``(i, name, full draw, tries, capture time)``. The same
     seed gives the same flights (each draw depends on all draws before it)."""
     from models.probe_cone import load_preset
 
     scn = load_preset("reference")
     rng = np.random.default_rng(seed)
+    t_latest = HORIZON if records == "realistic" else duration - 1.0
     for i in range(n):
-        full, tries, t_cap = _draw_capturing(space, rng, scn, duration)
+        full, tries, t_cap = _draw_capturing(space, rng, scn, t_latest)
         yield i, f"cal{i:02d}", full, tries, t_cap
 
 
 def record_study_flight(work: Path, name: str, seed: int, i: int, full: dict,
-                        duration: float) -> Path:
-    """Record flight ``i`` of the study with its own sensor seed; returns the telemetry path."""
+                        duration: float, records: str = "cut") -> tuple[Path, dict]:
+    """Record flight ``i`` of the study with its own sensor (and recorder) seed; returns the
+    telemetry path and the truth (the drawn free parameters; for realistic records the clock
+    offset is the record's time of the start plane)."""
     from models.probe_cone import IC_NAMES
-    from telemetry_samples.flights.generate import record_flight
+    from telemetry_samples.flights.generate import record_flight, record_long_flight
 
-    record_flight(name, work, seed * 1000 + i, {n: full[n] for n in IC_NAMES},
-                  float(full["clock_offset"]), duration)
-    return work / f"{name}.parquet"
+    initial = {n: full[n] for n in IC_NAMES}
+    truth = {k: float(v) for k, v in full.items()}
+    if records == "realistic":
+        rec = np.random.default_rng([seed, i])
+        path = record_long_flight(name, work, seed * 1000 + i, initial,
+                                  approach=float(rec.uniform(*APPROACH)),
+                                  after_capture=AFTER_CAPTURE,
+                                  record_start=float(rec.uniform(*RECORD_START)))[0]
+        truth["clock_offset"] = json.loads((work / f"{name}.truth.json").read_text())[
+            "parameters"]["clock_offset"]
+        return path, truth
+    record_flight(name, work, seed * 1000 + i, initial, float(full["clock_offset"]), duration)
+    return work / f"{name}.parquet", truth
 
 
-def truth_cost(telemetry: Path, config, full: dict) -> float:
+def truth_cost(telemetry: Path, config, truth: dict) -> float:
     """The reconstruction cost of the truth on ``telemetry`` (the shipped reference scenario
     and run configuration ``config``)."""
     from models.probe_cone import preset_path
     from recon.docking import flight_problem
 
     prob = flight_problem(telemetry, preset_path("reference"), config=config)[0]
-    r = prob.least_squares_residuals(np.array([full[n] for n in prob.names]))
+    r = prob.least_squares_residuals(np.array([truth[n] for n in prob.names]))
     return float(0.5 * r @ r)
 
 
@@ -196,9 +223,15 @@ def _write(records, free, args, t_start):
            "tables": tables, "pooled": pooled, "joint": joint,
            "flights": records,
            "settings": {"config": str(args.config), "duration": args.duration,
+                        "records": args.records,
                         "mcmc": args.mcmc, "mcmc_below_ess": args.mcmc_below_ess,
                         "steps": args.steps, "only": args.only,
-                        "selection": "prior draws that capture >= 1 s before the window end"},
+                        "selection": (f"prior draws that capture within {HORIZON:g} s of "
+                                      "the start plane" if args.records == "realistic" else
+                                      "prior draws that capture >= 1 s before the window end"),
+                        **({"recorder": {"approach": APPROACH, "record_start": RECORD_START,
+                                         "after_capture": AFTER_CAPTURE}}
+                           if args.records == "realistic" else {})},
            "seed": args.seed, "versions": versions(),
            "wall_s_total": round(time.time() - t_start, 1),
            "date": time.strftime("%Y-%m-%d")}
@@ -237,8 +270,7 @@ def main(argv=None) -> int:
     from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
 
-    # the per-parameter and joint truth checks, same directory
-    from flights_docking import check, joint_check
+    from recon.validation import check, joint_check
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", type=int, default=24)
@@ -251,7 +283,12 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", nargs="+", metavar="JSON",
                     help="no new flights: join the per-flight records of these study outputs "
                          "(runs of one study split with --only) into one table at --output")
-    ap.add_argument("--config", default=str(SAMPLES_DIR / "flights" / "run.toml"))
+    ap.add_argument("--records", choices=["realistic", "cut"], default="realistic",
+                    help="realistic-span flight records (default) or 5-s records cut to the "
+                         "model")
+    ap.add_argument("--config", default=None,
+                    help="run configuration (default: flights/realistic/run.toml, or "
+                         "flights/run.toml with --records cut)")
     ap.add_argument("--output", default=str(HERE / "results" / "calibration_docking.json"))
     ap.add_argument("--keep", help="keep the flights and result directories here")
     ap.add_argument("--only", type=int, nargs="+",
@@ -266,7 +303,7 @@ def main(argv=None) -> int:
         if len(set(names)) != len(names):
             raise SystemExit("--merge: a flight appears in two of the files")
         args.duration = parts[0]["settings"]["duration"]
-        for k in ("config", "mcmc", "mcmc_below_ess", "steps"):
+        for k in ("config", "mcmc", "mcmc_below_ess", "steps", "records"):
             setattr(args, k, parts[0]["settings"].get(k, getattr(args, k)))
         args.seed = parts[0].get("seed", args.seed)
         args.only = names
@@ -277,8 +314,13 @@ def main(argv=None) -> int:
         _print(out)
         return 0
 
+    if args.config is None:
+        flights = SAMPLES_DIR / "flights"
+        args.config = str(flights / "realistic" / "run.toml" if args.records == "realistic"
+                          else flights / "run.toml")
     run = load_toml(args.config)
     cfg = RunConfig.from_dict(run)
+    # the length of the cut records (their run configuration fits the whole record)
     duration = 5.0 if cfg.duration == "record" else float(cfg.duration)
     args.duration = duration
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="dockrecon-cal-"))
@@ -288,10 +330,11 @@ def main(argv=None) -> int:
     t_start = time.time()
     try:
         for i, name, full, tries, t_cap in study_flights(cfg.space, args.seed, duration,
-                                                         args.flights):
+                                                         args.flights, args.records):
             if args.only is not None and i not in args.only:
                 continue
-            telemetry = record_study_flight(work, name, args.seed, i, full, duration)
+            telemetry, truth = record_study_flight(work, name, args.seed, i, full, duration,
+                                                   args.records)
             t0 = time.time()
 
             # --mcmc-below-ess: the engine's hybrid rule (recon.pipeline,
@@ -314,17 +357,18 @@ def main(argv=None) -> int:
                                "start": m.get("start"),
                                "rhat_max": max((m.get("rhat") or {"": float("nan")}).values()),
                                "ess_min": min((m.get("ess") or {"": float("nan")}).values())}
-            rec["parameters"] = check(res, {n: float(full[n]) for n in free})
+            rec["status"] = res.get("status")
+            rec["parameters"] = check(res, {n: truth[n] for n in free})
             # the likelihood-ratio statistic of the truth: 2 (cost(truth) - best cost) is
             # about chi-square with len(free) degrees of freedom when the search found the
             # optimum and the likelihood is right (negative: the search missed a better basin)
-            rec["cost_truth"] = truth_cost(telemetry, args.config, full)
+            rec["cost_truth"] = truth_cost(telemetry, args.config, truth)
             rec["lr"] = 2.0 * (rec["cost_truth"] - rec["best_cost"])
             rec["gof_limit"] = res["diagnostics"].get("search", {}).get("gof_limit")
-            rec["joint"] = joint_check(res, {n: float(full[n]) for n in free},
+            rec["joint"] = joint_check(res, {n: truth[n] for n in free},
                                        [n for n in IC_NAMES if n in free])
             for n in free:
-                v = float(full[n])
+                v = truth[n]
                 if n in lap:
                     q = lap[n]
                     rec["parameters"][n]["laplace_in68"] = bool(q["ci68"][0] <= v <= q["ci68"][1])

@@ -25,56 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
-
-
-def check(result: dict, truth: dict) -> dict:
-    """Per-parameter comparison of a result.json ``parameters`` table with a truth table."""
-    out = {}
-    for n, v in truth.items():
-        p = result["parameters"].get(n)
-        if p is None or (p.get("prior") or {}).get("kind") == "fixed":
-            continue
-        half = 0.5 * (p["ci68"][1] - p["ci68"][0])
-        out[n] = {"truth": v, "map": p["map"], "median": p["median"], "ci68": p["ci68"],
-                  "ci95": p["ci95"], "in68": bool(p["ci68"][0] <= v <= p["ci68"][1]),
-                  "in95": bool(p["ci95"][0] <= v <= p["ci95"][1]),
-                  "z": (v - p["median"]) / half if half > 0 else None}
-    return out
-
-
-def joint_check(result: dict, truth: dict, names: list[str]) -> dict:
-    """The truth of ``names`` jointly against the posterior's Gaussian 95 % region.
-
-    Eleven marginal 95 % intervals all hold the truth with probability 0.95^11 = 0.57 for a
-    calibrated posterior (fewer when the parameters are correlated), so "every initial
-    condition inside its interval" fails on about 43 % of well-reconstructed flights. The joint
-    statement that does have 95 % probability is that the truth lies inside the posterior's
-    95 % region. Here the region is the Gaussian one of the posterior's median, standard
-    deviations (``stderr``) and sample correlation (``identifiability.correlation``):
-    ``d2 = (t - m)^T C^-1 (t - m)`` against the chi-square quantile with ``len(names)``
-    degrees of freedom (``limit95``). ``p`` is the chi-square tail probability of ``d2``.
-    """
-    from scipy.stats import chi2
-
-    ident = result["identifiability"]
-    idx = [ident["names"].index(n) for n in names]
-    corr = np.asarray(ident["correlation"], float)[np.ix_(idx, idx)]
-    sd = np.array([result["parameters"][n]["stderr"] for n in names], float)
-    dev = np.array([truth[n] - result["parameters"][n]["median"] for n in names], float)
-    z = dev / sd
-    d2 = float(z @ np.linalg.solve(corr, z))
-    k = len(names)
-    limit95 = float(chi2.ppf(0.95, k))
-    return {"names": list(names), "d2": d2, "dof": k, "p": float(chi2.sf(d2, k)),
-            "limit95": limit95, "in68": bool(d2 <= chi2.ppf(0.68, k)), "in95": d2 <= limit95}
 
 
 def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, preset_path
     from recon.docking import reconstruct_flight
+    from recon.validation import check, joint_check
     from recon.io import versions, write_json
     from telemetry_samples import SAMPLES_DIR
 

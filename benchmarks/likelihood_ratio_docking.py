@@ -41,11 +41,12 @@ def main(argv=None) -> int:
     out = {}
     with tempfile.TemporaryDirectory(prefix="dockrecon-lr-") as tmp:
         n = max(int(name[3:]) for name in best) + 1
-        for i, name, full, _, _ in study_flights(space, seed, duration, n):
+        records = study["settings"].get("records", "cut")
+        for i, name, full, _, _ in study_flights(space, seed, duration, n, records):
             if name not in best:
                 continue
-            c = truth_cost(record_study_flight(Path(tmp), name, seed, i, full, duration),
-                           config, full)
+            path, truth = record_study_flight(Path(tmp), name, seed, i, full, duration, records)
+            c = truth_cost(path, config, truth)
             lr = 2.0 * (c - best[name])
             out[name] = {"cost_truth": c, "best_cost": best[name], "lr": lr, "dof": k,
                          "p": float(chi2.sf(lr, k)) if lr >= 0 else None}

@@ -8,6 +8,13 @@ Exit codes
     internal failure (a bug or an environment problem); the traceback is shown with ``-v``.
 2
     bad user input (a file, a key, a column, an option): one line ``error: <file>: <what>``.
+3
+    ``reconstruct``: the fit is implausible (``result.json`` ``"status": "implausible"``: the
+    best fit's cost exceeds what a correct fit plausibly has; the result and its report are
+    written, but they are not a reconstruction).
+4
+    ``reconstruct``: the reconstruction failed (``"status": "failed"``: no finite likelihood
+    anywhere the search went; ``result.json`` and the report say why).
 65
     the input reads but cannot be trusted (unusable telemetry), as ``sysexits`` EX_DATAERR.
 
@@ -24,7 +31,10 @@ import click
 
 from models.errors import InputError
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "EXIT_STATUS"]
+
+#: exit code of ``reconstruct`` for a result that is not a reconstruction (module docstring)
+EXIT_STATUS = {"implausible": 3, "failed": 4}
 
 log = logging.getLogger("dockrecon")
 
@@ -403,34 +413,39 @@ def identify_rig_cmd(record_path, config_path, output):
 
 # ---- reconstruction (issue 6) ---------------------------------------------------------------
 @cli.command("validate")
-@click.argument("telemetry", type=click.Path(dir_okay=True, path_type=str))
+@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
 @click.option("--max-gap", type=float, default=0.5, show_default=True,
               help="Longest accepted interval between samples of a channel [s].")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
 @click.pass_context
-def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bool) -> None:
-    """Check a telemetry file (Parquet or CSV); exit 0 when usable, 65 when not."""
+def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
+                 as_json: bool) -> None:
+    """Check telemetry files (Parquet or CSV, one or several on separate time bases); exit 0
+    when all are usable, 65 when one is not."""
     import json as _json
 
     from recon.telemetry import read_telemetry
 
-    _, report = read_telemetry(telemetry, max_gap=max_gap)
+    reports = [read_telemetry(path, max_gap=max_gap)[1] for path in telemetry]
     if as_json:
-        click.echo(_json.dumps(report.to_dict(), indent=2))
+        docs = [r.to_dict() for r in reports]
+        click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
     else:
-        for line in report.lines():
-            click.echo(line)
-        verdict = "usable" if report.usable else "NOT usable"
-        click.echo(f"{telemetry}: {report.n_rows} rows, {len(report.channels)} channels, "
-                   f"{len(report.errors)} errors, {len(report.warnings)} warnings: {verdict}")
-    if not report.usable:
+        for path, report in zip(telemetry, reports):
+            for line in report.lines():
+                click.echo(line)
+            verdict = "usable" if report.usable else "NOT usable"
+            click.echo(f"{path}: {report.n_rows} rows, {len(report.channels)} channels, "
+                       f"{len(report.errors)} errors, {len(report.warnings)} warnings: "
+                       f"{verdict}")
+    if not all(r.usable for r in reports):
         from models.errors import DataError
 
         ctx.exit(DataError.exit_code)
 
 
 @cli.command("reconstruct")
-@click.argument("telemetry", type=click.Path(dir_okay=True, path_type=str))
+@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
 @click.option("--scenario", required=True, type=click.Path(path_type=str),
               help="Scenario TOML (may hold the run tables too).")
 @click.option("--output", "-o", required=True, type=click.Path(file_okay=False, path_type=str),
@@ -453,11 +468,15 @@ def validate_cmd(ctx: click.Context, telemetry: str, max_gap: float, as_json: bo
 @click.option("--max-nfev", type=click.IntRange(min=1), default=None,
               help="Residual evaluations per start (overrides [optimizer]).")
 @click.pass_context
-def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: str,
+def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: str, output: str,
                     config: str | None, seed: int, walkers: int | None, steps: int | None,
                     resume: bool, no_mcmc: bool, mcmc_below_ess: float | None,
                     starts: int | None, max_nfev: int | None) -> None:
-    """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY."""
+    """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY
+    (one file, or several files on separate time bases of one clock).
+
+    Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
+    result and its report are written and say why)."""
     from recon.docking import reconstruct_flight
 
     bars: dict = {}
@@ -474,7 +493,7 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
         if done >= total:
             bar.__exit__(None, None, None)
 
-    res = reconstruct_flight(telemetry, scenario, output, config=config, seed=seed,
+    res = reconstruct_flight(list(telemetry), scenario, output, config=config, seed=seed,
                              walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
                              mcmc_below_ess=mcmc_below_ess, starts=starts, max_nfev=max_nfev,
                              progress=progress)
@@ -486,9 +505,13 @@ def reconstruct_cmd(ctx: click.Context, telemetry: str, scenario: str, output: s
     if how == "mcmc":
         how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
     elif "mcmc_skipped" in diag:
-        how += f" (no MCMC needed: {diag['mcmc_skipped']})"
+        how += f" (no MCMC: {diag['mcmc_skipped']})"
     click.echo(f"{output}/result.json written; intervals from {how}", err=True)
     _end_with_report(output)
+    if res.status != "ok":
+        click.echo(f"error: {output}: reconstruction {res.status.upper()}: {res.status_reason}",
+                   err=True)
+        ctx.exit(EXIT_STATUS[res.status])
 
 
 @cli.group(cls=_Group)
@@ -502,11 +525,15 @@ def samples() -> None:
               help="Directory (default: telemetry_samples/KIND in the package).")
 @click.option("--seed", type=int, default=2026, show_default=True)
 def samples_generate(kind: str, output: str | None, seed: int) -> None:
-    """Simulate and record the synthetic samples of KIND, each with its truth."""
-    from telemetry_samples import SAMPLES_DIR
-    from telemetry_samples.flights.generate import generate
+    """Simulate and record the synthetic samples of KIND, each with its truth (flights: the
+    5-s records cut to the model, and the realistic-span records in realistic/)."""
+    from pathlib import Path
 
-    for path in generate(output or SAMPLES_DIR / kind, seed):
+    from telemetry_samples import SAMPLES_DIR
+    from telemetry_samples.flights.generate import generate, generate_realistic
+
+    out = Path(output) if output else SAMPLES_DIR / kind
+    for path in generate(out, seed) + generate_realistic(out / "realistic", seed):
         click.echo(str(path))
 
 

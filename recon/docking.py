@@ -78,7 +78,6 @@ realistic-span flights, which run 20 s and more past capture, fit 3 s after it
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -89,7 +88,7 @@ import numpy as np
 
 from models.errors import InputError
 from recon.io import load_toml
-from recon.observation import ObservationModel, Simulated, edges
+from recon.observation import ObservationModel, Simulated
 from recon.pipeline import ReconstructSettings, reconstruct
 from recon.problem import ParameterSpace, ReconstructionProblem
 from recon.result import ReconstructionResult

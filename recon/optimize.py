@@ -65,14 +65,15 @@ class OptimizeResult:
 
 
 def _steps(problem: ReconstructionProblem, diff_step: float) -> np.ndarray:
-    return diff_step * problem.space.prior_scale()
+    return problem.space.fd_steps(diff_step)
 
 
 def jacobian(problem: ReconstructionProblem, x: np.ndarray, *, diff_step: float = 1e-4,
              with_prior: bool = False) -> np.ndarray:
     """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
-    ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread, made
-    one-sided at a bound."""
+    ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
+    parameter's own ``step``, :meth:`~recon.problem.ParameterSpace.fd_steps`), made one-sided
+    at a bound."""
     x = np.asarray(x, float)
     sp = problem.space
     h = _steps(problem, diff_step)

@@ -161,7 +161,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "result.json").unlink(missing_ok=True)
-    (out / "trajectory.parquet").unlink(missing_ok=True)  # not left from an earlier run
+    for stale in ("trajectory.parquet", "fit.parquet"):  # not left from an earlier run
+        (out / stale).unlink(missing_ok=True)
     ss = np.random.SeedSequence(seed).spawn(4)  # children 0-2 as before the trajectory (3)
     sp = problem.space
 
@@ -201,6 +202,16 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         # the data rows come first in the Jacobian with the prior rows
         return x, j_all[:problem.n_residuals], j_all, draws, stderr, diag
 
+    run_settings = {"engine": settings.to_dict(), "resume": resume,
+                    "parameters": {p.name: {"unit": p.unit, "fixed": p.fixed} for p in
+                                   sp.parameters},
+                    "channels": list(problem.observation.names),
+                    "telemetry": problem.record.source, **dict(extra_settings or {})}
+    if not np.isfinite(problem.log_probability(opt.x[None, :])[0]):
+        return _failed(out, problem, opt, search, run_settings, seed,
+                       "the forward model failed, or the parameters left the prior, at every "
+                       "point the search reached: no parameter vector gave a finite "
+                       "likelihood (check the scenario and the priors against the record)")
     x_opt, jac_data, jac_all, lap, se, opt_diag = at_optimum(opt)
     diagnostics: dict[str, Any] = {"optimizer": opt_diag, "search": search}
     is_draws = None
@@ -212,8 +223,12 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         # most) and sample again.
         for attempt in range(3):
             modes, jacs = find_modes(problem, opt, jac_all, diff_step=settings.jac_step)
-            is_draws, is_se, is_info = importance_samples(problem, modes, jacs,
-                                                          settings.importance, rng)
+            try:
+                is_draws, is_se, is_info = importance_samples(problem, modes, jacs,
+                                                              settings.importance, rng)
+            except RuntimeError as exc:
+                return _failed(out, problem, opt, search, run_settings, seed,
+                               f"importance sampling around the optimum: {exc}")
             lp_opt = float(problem.log_probability(x_opt[None, :])[0])
             if attempt == 2 or not is_info["best_log_prob"] > lp_opt + 2.0:
                 break
@@ -230,12 +245,23 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
     # after the importance block, which may have polished further
     best_cost = float(diagnostics["optimizer"]["best_cost"])
     search["plausible"] = bool(best_cost <= limit)
+    status, status_reason = "ok", (f"plausible fit: cost {best_cost:.1f} within {limit:.1f}, "
+                                   f"the most a fit of {problem.n_residuals} residuals "
+                                   "plausibly has")
     if not search["plausible"]:
-        log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
-                    "the search may have missed the basin, or the model does not describe the "
-                    "data", best_cost, limit, problem.n_residuals)
+        status = "implausible"
+        status_reason = (f"the best fit's cost {best_cost:.1f} exceeds {limit:.1f}, the most a "
+                         f"fit of {problem.n_residuals} residuals plausibly has, after "
+                         f"{search['rounds']} search round(s): the search missed the basin, "
+                         "or the model does not describe this record (scenario, mechanism "
+                         "parameters, sensor model)")
+        log.warning("%s", status_reason)
     is_ess = diagnostics["importance"]["ess"] if is_draws is not None else None
     run_mcmc = settings.mcmc
+    if run_mcmc and status != "ok":
+        run_mcmc = False
+        diagnostics["mcmc_skipped"] = ("the fit is implausible: sampling its posterior would "
+                                       "not make it a reconstruction")
     if (run_mcmc and settings.mcmc_below_ess is not None and is_ess is not None
             and is_ess >= settings.mcmc_below_ess):
         run_mcmc = False
@@ -330,13 +356,34 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                                   {q: v[0] for q, v in vals.items()})
         derived_out["loads"] = {**derived_out["loads"],
                                 **{q: e for q, e in peaks.items() if q not in derived_out["loads"]}}
-    run_settings = {"engine": settings.to_dict(), "resume": resume,
-                    "parameters": {p.name: {"unit": p.unit, "fixed": p.fixed} for p in
-                                   sp.parameters},
-                    "channels": list(problem.observation.names),
-                    "telemetry": problem.telemetry.source, **dict(extra_settings or {})}
     result = ReconstructionResult(parameters, diagnostics, ident.to_dict(), derived_out["loads"],
                                   derived_out["energy"], run_settings, seed, events=events,
-                                  trajectory=traj_info)
+                                  trajectory=traj_info, status=status,
+                                  status_reason=status_reason)
     write_result(out, result, fit, traj)
+    return result
+
+
+def _failed(out: Path, problem: ReconstructionProblem, opt, search: dict,
+            run_settings: dict, seed: int, reason: str) -> ReconstructionResult:
+    """Write the result of a reconstruction that could not produce a posterior: status
+    ``failed`` with the reason, the search's diagnostics, each parameter's best value found
+    and no intervals."""
+    log.error("reconstruction failed: %s", reason)
+    sp = problem.space
+    x = np.asarray(opt.x, float)
+    parameters = summarize(sp, x[None, :], x)
+    for name, entry in parameters.items():
+        if entry["prior"].get("kind") != "fixed":
+            entry.update(median=None, ci68=None, ci95=None, stderr=None)
+    search = {**search, "plausible": False}
+    diagnostics = {"method": "none", "search": search,
+                   "optimizer": {"best_cost": float(opt.best.cost), "n_starts": len(opt.starts),
+                                 "costs": [s.cost for s in opt.starts],
+                                 "origins": [s.origin for s in opt.starts],
+                                 "x": [s.x for s in opt.starts], "best_x": x,
+                                 "n_residuals": problem.n_residuals}}
+    result = ReconstructionResult(parameters, diagnostics, {}, {}, {}, run_settings, seed,
+                                  status="failed", status_reason=reason)
+    write_result(out, result)
     return result

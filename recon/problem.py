@@ -29,6 +29,11 @@ The parameter space is read from a ``[parameters]`` table of the scenario or of 
     upper = -0.5
     unit = "s"
 
+``step`` (optional, in ``unit``) is the parameter's finite-difference step in the optimizer's
+and the Laplace Jacobian; default ``[optimizer] jac_step`` times the prior's spread, which is
+too coarse for a parameter whose prior is far wider than anything the data allow (an anchored
+clock offset spread over seconds and pinned to a millisecond).
+
 ``anchor`` (the clock offset only) names a telemetry flag; ``lower``, ``upper``, ``mean``,
 ``start`` and ``fixed`` then count from the time of its first rising edge in the record, so one
 run configuration serves records whose clocks have nothing to do with the start plane (the
@@ -188,6 +193,7 @@ class Parameter:
     unit: str
     value: float
     prior: Prior | None = None
+    step: float | None = None   # finite-difference step [SI] (module docstring)
 
     @property
     def fixed(self) -> bool:
@@ -195,7 +201,7 @@ class Parameter:
 
 
 _KEYS = {"prior", "lower", "upper", "mean", "sd", "median", "sigma", "fixed", "unit", "start",
-         "anchor"}
+         "anchor", "step"}
 
 
 def _unit_factor(name: str, unit: str | None, key: str) -> tuple[float, str]:
@@ -336,7 +342,13 @@ class ParameterSpace:
             start = num("start", float(prior.ppf(0.5)), shifted=True)
             if not prior.lower <= start <= prior.upper:
                 raise InputError("start lies outside [lower, upper]", key=f"{k}.start")
-            out.append(Parameter(name, si, start, prior))
+            step = None
+            if "step" in spec:
+                step = num("step")
+                if not 0.0 < step < prior.upper - prior.lower:
+                    raise InputError("must be > 0 and smaller than the prior's range",
+                                     key=f"{k}.step")
+            out.append(Parameter(name, si, start, prior, step))
         return cls(out)
 
     # ------------------------------------------------------------------------------------
@@ -382,6 +394,13 @@ class ParameterSpace:
         """Central ``level`` interval of each truncated prior, ``(n_free, 2)``."""
         a = 0.5 * (1 - level)
         return self.ppf(np.array([[a] * self.ndim, [1 - a] * self.ndim])).T
+
+    def fd_steps(self, fraction: float) -> np.ndarray:
+        """Finite-difference steps [SI] of the free parameters: each one's ``step`` where
+        given, else ``fraction`` times its prior's spread (:meth:`prior_scale`)."""
+        default = fraction * self.prior_scale()
+        return np.array([p.step if p.step is not None else d
+                         for p, d in zip(self.free, default)], float)
 
     def prior_scale(self) -> np.ndarray:
         """A typical spread of each prior (half its central 68 % interval) [SI]."""

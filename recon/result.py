@@ -3,6 +3,7 @@
 DIR/result.json::
 
     {"kind": "reconstruction",
+     "status": "ok" | "implausible" | "failed", "status_reason": "...",
      "parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
                            "prior", "stderr"}},
      "diagnostics": {...}, "identifiability": {...}, "loads": {...}, "energy": {...},
@@ -14,6 +15,13 @@ best-fit model and 95 % posterior predictive band per channel) and DIR/trajector
 (reconstructed histories at the MAP with 68 / 95 % posterior bands; layout, ``events`` and
 ``trajectory`` in :mod:`recon.trajectory`). ``result.json`` is written last: a directory is
 complete exactly when it has one.
+
+``status`` says whether the result is a reconstruction: ``ok``; ``implausible`` (the best fit's
+cost exceeds what a correct fit of that many residuals plausibly has,
+:func:`recon.pipeline.gof_limit`: the intervals describe the best fit found, not the flight;
+no MCMC is run); ``failed`` (no finite likelihood anywhere the search went, or no posterior
+draw: no intervals, ``median`` / ``ci68`` / ``ci95`` null, no fit or trajectory file).
+``dockrecon reconstruct`` exits with 0, 3 and 4 for them.
 
 Intervals are central (equal-tailed) posterior quantiles. Without MCMC (``--no-mcmc``) they are
 the Laplace approximation at the optimum (Gaussian with the inverse Gauss-Newton Hessian,
@@ -322,24 +330,31 @@ def fit_table(problem: ReconstructionProblem, x_map: np.ndarray, draws: np.ndarr
               rng: np.random.Generator) -> tuple[Any, dict[str, str]]:
     """Telemetry, best-fit model and 95 % posterior predictive band per channel.
 
-    Columns: ``t``; per channel ``NAME`` (telemetry), ``NAME_fit`` (noise-free model at the
-    MAP), ``NAME_lo`` / ``NAME_hi`` (2.5 / 97.5 % of model + sensor noise over ``draws``).
-    NaN where the channel has no sample. Binary channels: the band is the range of the flag.
+    Rows: the whole record; ``fitted`` is 1 inside the fitted span (:mod:`recon.span`), 0
+    outside, where the model columns are NaN (the model was not compared with those samples).
+    Columns: ``t``, ``fitted``; per channel ``NAME`` (telemetry), ``NAME_fit`` (noise-free
+    model at the MAP), ``NAME_lo`` / ``NAME_hi`` (2.5 / 97.5 % of model + sensor noise over
+    ``draws``). NaN where the channel has no sample. Binary channels: the band is the range
+    of the flag.
     """
     import pandas as pd
 
     from recon.telemetry import CHANNELS
 
     tel = problem.telemetry
-    t = np.asarray(tel.t, float)
+    record = problem.record
+    t = np.asarray(record.t, float)
+    rows = np.searchsorted(t, np.asarray(tel.t, float))  # the span's rows in the record
     best = problem.predict(x_map)
     band = problem.predict(draws) if len(draws) else {}
-    cols: dict[str, np.ndarray] = {"t": t}
-    units = {"t": "s"}
+    fitted = np.zeros(t.size)
+    fitted[rows] = 1.0
+    cols: dict[str, np.ndarray] = {"t": t, "fitted": fitted}
+    units = {"t": "s", "fitted": ""}
     for c in problem.observation.channels:
         name = c.name
-        mask = np.isfinite(np.asarray(tel.channels[name], float))
-        cols[name] = np.asarray(tel.channels[name], float)
+        mask = rows[np.isfinite(np.asarray(tel.channels[name], float))]
+        cols[name] = np.asarray(record.channels[name], float)
         unit = CHANNELS.get(name, "")
         for suffix, vals in (("fit", best[name][0]),):
             col = np.full(t.size, np.nan)
@@ -374,9 +389,12 @@ class ReconstructionResult:
     versions: dict[str, str] = dataclasses.field(default_factory=versions)
     events: list[dict[str, Any]] | None = None
     trajectory: dict[str, Any] | None = None
+    status: str = "ok"
+    status_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"kind": "reconstruction", "parameters": self.parameters,
+        d = {"kind": "reconstruction", "status": self.status,
+             "status_reason": self.status_reason, "parameters": self.parameters,
              "diagnostics": self.diagnostics, "identifiability": self.identifiability,
              "loads": self.loads, "energy": self.energy, "settings": self.settings,
              "versions": self.versions, "seed": self.seed}

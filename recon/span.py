@@ -106,7 +106,7 @@ class FitSpan:
                 "samples": {k: dict(v) for k, v in self.samples.items()}}
 
 
-def _bounds(space, observation, name: str, default: float) -> tuple[float, float]:
+def _bounds(space, name: str, default: float) -> tuple[float, float]:
     """Prior bounds of ``name`` (free), its value (fixed), or the observation default."""
     if name in space.names:
         p = space[name]
@@ -136,8 +136,8 @@ def choose_span(telemetry, space, observation, *, duration: float | str = "recor
         ``capture_flag`` edge; None: the record's own start / end.
     """
     defaults = observation.defaults()
-    clock = _bounds(space, observation, "clock_offset", defaults["clock_offset"])
-    lat = [_bounds(space, observation, f"{c}_latency", defaults[f"{c}_latency"])
+    clock = _bounds(space, "clock_offset", defaults["clock_offset"])
+    lat = [_bounds(space, f"{c}_latency", defaults[f"{c}_latency"])
            for c in observation.names]
     lat_lo = min(b[0] for b in lat)
     lat_hi = max(b[1] for b in lat)

@@ -313,7 +313,7 @@ def _unpack(out: np.ndarray, ev: np.ndarray, info: np.ndarray) -> Trajectory:
 
 def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
              rate: float | None = None, duration: float | None = None,
-             overrides: Mapping[str, float] | None = None) -> Trajectory:
+             overrides: Mapping[str, float] | None = None, t_pre: float = 0.0) -> Trajectory:
     """Simulate a probe-cone docking.
 
     Parameters
@@ -328,6 +328,10 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
         Simulated time [s]; default ``scenario.integration.duration``.
     overrides
         Values of named packed parameters (:data:`PARAMETERS`), SI.
+    t_pre
+        Free-flight extension before the start [s] (:class:`BatchModel`): the trajectory
+        begins at ``-t_pre`` (on the output grid), with the sensor channels at rest, the body
+        rates propagated backwards and the other channels NaN before ``t = 0``.
 
     Returns
     -------
@@ -344,7 +348,11 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
         if name not in PARAMETERS:
             raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=name)
         P[PARAMETERS[name]] = float(value)
-    n_out = pk.n_out
+    if not t_pre >= 0.0:
+        raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
+    n_pre = int(np.ceil(t_pre * P[kp.P_DT_OUT] ** -1 - 1e-9))
+    P[kp.P_T_PRE] = n_pre * P[kp.P_DT_OUT]
+    n_out = n_pre + pk.n_out
     chan = np.arange(kp.NCH, dtype=np.int64)
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)

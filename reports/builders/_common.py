@@ -115,10 +115,15 @@ def read_fit(directory: Path, name: str = "fit.parquet"):
 
 
 def channel_figures(fit, events=(), units: dict | None = None, per_figure: int = 3) -> list:
-    """One figure per ``per_figure`` channels of a fit table (``NAME``, ``NAME_fit``, band)."""
+    """One figure per ``per_figure`` channels of a fit table (``NAME``, ``NAME_fit``, band).
+
+    With a ``fitted`` column (a reconstruction's fit table) only the rows of the fitted span
+    are drawn: the model was not compared with the others."""
     units = {**_CHANNEL_UNITS, **(units or {})}
     channels = [c for c in fit.columns if f"{c}_fit" in fit.columns]
     figures = []
+    if "fitted" in fit.columns:
+        fit = fit[fit["fitted"].to_numpy() > 0.5]
     t = fit["t"].to_numpy()
     for start in range(0, len(channels), per_figure):
         chunk = channels[start:start + per_figure]

@@ -124,6 +124,9 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
                 text += (": IMPLAUSIBLE, the search may have missed the basin or the model does "
                          "not describe the data")
         items.append(("fit", text))
+    span = _span_text(data.get("settings", {}))
+    if span is not None:
+        items.append(("fitted span", span))
     return Summary(tuple(items), title="Key results (median and 95 % interval)")
 
 
@@ -327,6 +330,42 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
     return out
 
 
+#: report title suffix and status box heading of a result that is not a reconstruction
+_NOT_OK = {"implausible": ("IMPLAUSIBLE FIT", "The fit is implausible: this is not a "
+                           "reconstruction"),
+           "failed": ("FAILED", "The reconstruction failed")}
+
+
+def _status_section(data: dict) -> Section | None:
+    """The first section of a result whose status is not ``ok``: what went wrong, and that
+    the numbers below are the best fit found, not the flight."""
+    status = data.get("status", "ok")
+    if status not in _NOT_OK:
+        return None
+    what = data.get("status_reason") or "no reason recorded"
+    what = what[:1].upper() + what[1:]
+    after = ("The parameter values and intervals below belong to the best fit found; they are "
+             "shown for diagnosis and are not a reconstruction of the flight."
+             if status == "implausible" else
+             "There is no posterior: the parameter table shows the best values the search "
+             "reached, without intervals.")
+    return Section(_NOT_OK[status][1], (Paragraph(f"{what}.", "warning"),
+                                        Paragraph(after, "warning")))
+
+
+def _span_text(settings: dict) -> str | None:
+    """The fitted span of ``settings.fit_span`` in words (None for results without it)."""
+    span = settings.get("fit_span")
+    if not isinstance(span, dict) or span.get("start") is None:
+        return None
+    why = span.get("reasons") or {}
+    text = (f"{span['start']:.3f} ... {span['stop']:.3f} s of the telemetry clock (from "
+            f"{why.get('start', '?')} to {why.get('stop', '?')})")
+    left = span.get("left_out") or 0
+    text += (f"; {left} samples outside it left out" if left else "; no sample left out")
+    return text
+
+
 def build_reconstruction_report(data: dict, path: Path) -> Report:
     """The reconstruction report of ``path`` (a ``result.json``) and the files beside it."""
     directory = path.parent
@@ -334,9 +373,17 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     fit = read_fit(directory)
     events = _events(data, fit)
     has_capture = fit is not None and "capture_fit" in fit.columns
+    status = data.get("status", "ok")
     # the parameter table fits under the summary box: page 1 carries the answer
     sections = [Section("Summary", (_summary(data, events, has_capture),)),
                 Section("Parameters", (parameter_table(data),))]
+    head = _status_section(data)
+    if head is not None:
+        sections.insert(0, head)
+        sections[1] = Section("Summary of the best fit (not a reconstruction)",
+                              sections[1].blocks)
+        sections[2] = Section("Parameters of the best fit (not a reconstruction)",
+                              sections[2].blocks)
     if fit is not None:
         blocks = tuple(channel_figures(fit, _marked(events)))
         residuals = residual_figure(fit)
@@ -435,20 +482,24 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                     "energy ledger of the absorbers, over posterior draws."),)))
 
     versions = data.get("versions", {})
-    win = settings.get("fit_window") or {}
-    if win.get("t_stop") is not None:
-        fitted = (f"telemetry t <= {win['t_stop']:.3f} s (capture edge + "
-                  f"{win['after_capture']:g} s)")
-    else:
-        fitted = "the whole record"
     rows = tuple((k, str(v)) for k, v in settings.items() if not isinstance(v, (dict, list))) + \
-        (("fitted", fitted), ("seed", str(data.get("seed")))) + \
+        (("fitted span", _span_text(settings) or "n/a"), ("seed", str(data.get("seed")))) + \
         tuple((k, str(v)) for k, v in versions.items())
     sections.append(Section("Settings, seed and versions", (Table(("item", "value"), rows),)))
+    span = (settings.get("fit_span") or {}).get("samples")
+    if isinstance(span, dict) and span:
+        sections[-1] = Section(sections[-1].title, sections[-1].blocks + (Table(
+            ("channel", "fitted", "left out before", "left out after"),
+            tuple((c, str(v.get("fitted")), str(v.get("before")), str(v.get("after")))
+                  for c, v in span.items()),
+            caption="Telemetry samples of each fitted channel inside the fitted span and "
+                    "outside it (never compared with the model)."),))
 
     tel = settings.get("telemetry", "")
-    return Report(title="Post-flight docking reconstruction",
-                  subtitle=f"{Path(str(tel)).name or directory.name}",
+    title = "Post-flight docking reconstruction"
+    if status in _NOT_OK:
+        title += f": {_NOT_OK[status][0]}"
+    return Report(title=title, subtitle=f"{Path(str(tel)).name or directory.name}",
                   date=report_date(), sections=tuple(sections))
 
 

@@ -22,6 +22,16 @@ Flights:
 
 Beside each ``<name>.parquet``: ``<name>.truth.json`` (``{"parameters": {NAME: value}}``, the
 names of result.json, SI). ``run.toml`` is the run configuration used to reconstruct them.
+
+These records are cut to the model: they start at the start plane and end 5 s (9 s) later.
+Flight records do not: ``realistic/`` holds the same three flights recorded as a flight
+recorder would (:func:`record_long_flight`): from ``approach`` seconds before the start plane
+(the vehicles closing in free flight) to ``after_capture`` seconds after capture, on the
+vehicle's own clock (the record starts at ``record_start``), the gyros on their own time base
+(10 Hz ticks 13.7 ms off the mechanism recorder's), dropouts of the mechanism channels and of
+the gyros at seeded random times. Their truth is the relative state at the moment the active
+unit crosses the start plane (``rel_pos_x`` = the scenario's), where the reconstruction's
+simulation starts, and the clock offset is that moment on the record's clock.
 """
 from __future__ import annotations
 
@@ -35,7 +45,8 @@ from recon.io import write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry
 
-__all__ = ["FLIGHTS", "OBSERVATION", "generate_flight", "record_flight", "generate"]
+__all__ = ["FLIGHTS", "REALISTIC", "OBSERVATION", "generate_flight", "record_flight",
+           "approach_start", "record_long_flight", "generate", "generate_realistic"]
 
 #: Truth of each flight: initial conditions (SI) that differ from the reference, the clock
 #: offset [s] and the simulated duration [s].
@@ -93,14 +104,18 @@ def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dic
     clock_offset
         telemetry time = simulation time + ``clock_offset`` [s].
     duration
-        Simulated and recorded window [s]; the stroke and gimbal channels drop out for 0.4 s
-        from 45 % of it.
+        Recorded window [s] from the record's first sample; the stroke and gimbal channels
+        drop out for 0.4 s from 45 % of it.
     """
     from models.probe_cone import IC_NAMES, load_preset, simulate
 
     scn = load_preset("reference") if scenario is None else scenario
     ic = dataclasses.replace(scn.initial, **initial)
-    traj = simulate(scn, ic, duration=duration, rate=1000.0)
+    # a positive clock offset puts the record's first samples before the start plane (the
+    # model's free flight there: models.probe_cone.simulate, t_pre), a negative one its last
+    # samples after the simulated window (simulated as far as they need)
+    traj = simulate(scn, ic, duration=duration + max(0.0, -clock_offset), rate=1000.0,
+                    t_pre=max(0.0, clock_offset))
     rng = np.random.default_rng(seed)
     offset = clock_offset
     n = int(round(duration / _DT_FRAME))
@@ -144,11 +159,195 @@ def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dic
     return path
 
 
+_GYRO_PERIOD = 0.1     # [s] gyro sampling of the realistic recorder (own time base)
+_GYRO_PHASE = 0.0137   # [s] its ticks after the mechanism recorder's frame ticks
+
+
+def _crossing(traj, x_plane: float) -> tuple[float, dict[str, float]]:
+    """Time [s] at which ``rel_pos_x`` of ``traj`` first reaches ``x_plane`` and the twelve
+    relative-state channels there (linear interpolation between output samples)."""
+    from models.probe_cone import IC_NAMES
+
+    x = traj.channels["rel_pos_x"]
+    j = int(np.argmax(x >= x_plane))
+    if j == 0 or x[j] < x_plane:
+        raise ValueError("the approach does not reach the start plane")
+    w = (x_plane - x[j - 1]) / (x[j] - x[j - 1])
+    state = {n: float(traj.channels[n][j - 1] + w * (traj.channels[n][j]
+                                                       - traj.channels[n][j - 1]))
+             for n in IC_NAMES}
+    return float(traj.t[j - 1] + w * (traj.t[j] - traj.t[j - 1])), state
+
+
+def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: float = 1e-9):
+    """Initial conditions ``approach`` [s] before the start plane from which the free flight
+    crosses the start plane (``rel_pos_x = initial.rel_pos_x``) exactly in the state
+    ``initial``.
+
+    Relative motion in free flight is not uniform in the unit frames (both vehicles rotate,
+    and the unit frames sit metres from their centres of mass), so a straight-line guess is
+    corrected by fixed-point iteration on the crossing state, each step one simulation.
+    Returns ``(initial conditions at the approach start, time of the crossing [s])``; the
+    crossing state matches ``initial`` to ``tol`` (SI) or better.
+    """
+    from models.probe_cone import IC_NAMES, simulate
+
+    if np.any(np.asarray(scn.passive_initial_rate) != 0.0):
+        raise ValueError("approach_start needs a passive vehicle at rest (its rates at the "
+                         "start plane would differ from the scenario's)")
+    target = initial.as_array()
+    guess = target.copy()
+    guess[0:3] -= target[3:6] * approach
+    guess[6:9] -= target[9:12] * approach
+    t_star = approach
+    for _ in range(iterations):
+        ic = type(initial).from_array(guess)
+        tr = simulate(scn, ic, duration=approach + 1.0, rate=1000.0)
+        t_star, state = _crossing(tr, float(initial.rel_pos_x))
+        err = target - np.array([state[n] for n in IC_NAMES])
+        err[0] = 0.0
+        guess[1:] += err[1:]
+        if np.max(np.abs(err)) < tol:
+            break
+    else:
+        raise RuntimeError(f"approach_start did not converge (error {np.max(np.abs(err)):.3g})")
+    return type(initial).from_array(guess), t_star
+
+
+def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict, *,
+                       approach: float = 8.0, after_capture: float = 22.0,
+                       record_start: float = 0.0, scenario=None, split: bool = False,
+                       horizon: float = 15.0, dropouts: dict | None = None) -> list[Path]:
+    """Record a flight the way a flight recorder does (module docstring) and write it with
+    its truth.
+
+    Parameters
+    ----------
+    initial
+        Initial conditions at the start plane (IC names, SI; the others from the scenario).
+    approach
+        Free flight recorded before the start plane [s].
+    after_capture
+        Record kept after capture [s].
+    record_start
+        The record's clock at its first sample [s] (the approach start).
+    split
+        Write the mechanism channels and the gyros as two files on their own time bases
+        (``<name>.mechanism.parquet``, ``<name>.gyros.parquet``) instead of one NaN-padded
+        ``<name>.parquet``.
+    horizon
+        Longest time [s] from the start plane to capture that is simulated before giving up.
+    dropouts
+        ``{"mechanism": (start, length), "gyros": (start, length)}`` [s], the start counted
+        from the start plane; default: 0.4 s and 0.6 s at seeded random times after it.
+
+    Returns the telemetry file(s); ``<name>.truth.json`` is written beside them.
+    """
+    from models.probe_cone import IC_NAMES, load_preset, simulate
+    from recon.io import from_si
+
+    scn = load_preset("reference") if scenario is None else scenario
+    ic = dataclasses.replace(scn.initial, **initial)
+    ic_pre, t_star = approach_start(scn, ic, approach)
+    th = scn.thrust
+    if th.stop > th.start:  # the thrust window counts from the start plane
+        scn = dataclasses.replace(scn, thrust=dataclasses.replace(
+            th, start=th.start + t_star, stop=th.stop + t_star))
+    traj = simulate(scn, ic_pre, duration=t_star + horizon + after_capture, rate=1000.0)
+    t_cap = traj.events.get("capture")
+    if t_cap is None or t_cap > t_star + horizon:
+        raise ValueError(f"flight {name}: no capture within {horizon:g} s of the start plane")
+    t_end = t_cap + after_capture
+    rng = np.random.default_rng(seed)
+    n = int(np.floor(t_end / _DT_FRAME)) + 1
+    frame_i = np.arange(n)
+    t_frame = frame_i * _DT_FRAME
+    t_gyro = np.arange(_GYRO_PHASE, t_end, _GYRO_PERIOD)
+    # dropouts at random times after the start plane: 0.4 s of the mechanism channels, 0.6 s
+    # of the gyros
+    drop_m, drop_g = rng.uniform(t_star, t_end - 0.4), rng.uniform(t_star, t_end - 0.6)
+    len_m, len_g = 0.4, 0.6
+    if dropouts is not None:
+        (drop_m, len_m), (drop_g, len_g) = dropouts["mechanism"], dropouts["gyros"]
+        drop_m, drop_g = drop_m + t_star, drop_g + t_star
+    t_all = np.union1d(t_frame, t_gyro)
+    template = {}
+    for ch, every in _EVERY.items():
+        if ch in _RATES:
+            has = np.isin(t_all, t_gyro) & ~((t_all > drop_g) & (t_all < drop_g + len_g))
+        else:
+            has = np.isin(t_all, t_frame[frame_i % every == 0])
+            if ch in ("stroke", "gimbal_pitch", "gimbal_yaw"):
+                has &= ~((t_all > drop_m) & (t_all < drop_m + len_m))
+        template[ch] = np.where(has, 0.0, np.nan)
+    tel0 = Telemetry.from_arrays(t_all + record_start, template, source=name)
+    model = ObservationModel(
+        (*OBSERVATION.channels,
+         *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
+                                            "latch_3", "latch_4"))), clock_offset=record_start)
+    rec = model.bind(tel0).synthesize(traj.t, traj.channels, rng)
+    out_dir = Path(out_dir)
+    groups = ({"mechanism": [c for c in rec.channels if c not in _RATES],
+               "gyros": [c for c in rec.channels if c in _RATES]} if split
+              else {None: list(rec.channels)})
+    paths = []
+    for group, chans in groups.items():
+        keep = np.zeros(t_all.size, bool)
+        for c in chans:
+            keep |= np.isfinite(rec.channels[c])
+        cols = {"t": rec.t[keep]}
+        units = {"t": "s"}
+        for c in chans:
+            u = _FILE_UNITS.get(c)
+            v = rec.channels[c][keep]
+            if u is not None:
+                si = "m" if c == "stroke" else ("rad/s" if "_rate_" in c else "rad")
+                v = from_si(v, si, u)
+            cols[c] = v
+            units[c] = u if u is not None else "0/1"
+        stem = name if group is None else f"{name}.{group}"
+        paths.append(write_table(cols, out_dir / f"{stem}.parquet", units))
+    truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
+    truth["clock_offset"] = record_start + t_star
+    events = {k: (None if v is None else v - t_star) for k, v in traj.events.items()}
+    write_json({"parameters": truth, "events": events,
+                "settings": {"seed": seed, "approach": approach, "after_capture": after_capture,
+                             "record_start": record_start, "start_plane_crossing": t_star,
+                             "record_end": record_start + t_end, "split": split,
+                             "dropouts": {"mechanism": [record_start + drop_m, len_m],
+                                          "gyros": [record_start + drop_g, len_g]},
+                             "scenario": "reference" if scenario is None else "custom",
+                             "observation": {c.name: dataclasses.asdict(c)
+                                             for c in model.channels}}},
+               out_dir / f"{name}.truth.json")
+    return paths
+
+
+#: The realistic records of :data:`FLIGHTS` (module docstring): seconds of approach before the
+#: start plane, seconds kept after capture, the record's clock at its start
+REALISTIC: dict[str, dict] = {
+    "nominal": {"approach": 8.0, "after_capture": 22.0, "record_start": 412.35},
+    "misaligned": {"approach": 6.0, "after_capture": 25.0, "record_start": 1873.02},
+    "slow": {"approach": 12.0, "after_capture": 20.0, "record_start": 95.5},
+}
+
+
 def generate(out_dir: str | os.PathLike, seed: int = 2026) -> list[Path]:
     """All flights of :data:`FLIGHTS` (flight ``k`` seeded with ``seed + k``)."""
     return [generate_flight(name, out_dir, seed + k) for k, name in enumerate(FLIGHTS)]
 
 
+def generate_realistic(out_dir: str | os.PathLike, seed: int = 2026) -> list[Path]:
+    """The realistic records of :data:`REALISTIC` (flight ``k`` seeded with ``seed + 100 +
+    k``)."""
+    out = []
+    for k, (name, spec) in enumerate(REALISTIC.items()):
+        out += record_long_flight(name, out_dir, seed + 100 + k, FLIGHTS[name]["initial"],
+                                  **spec)
+    return out
+
+
 if __name__ == "__main__":  # pragma: no cover
-    for p in generate(Path(__file__).resolve().parent):
+    here = Path(__file__).resolve().parent
+    for p in generate(here) + generate_realistic(here / "realistic"):
         print(p)

@@ -197,6 +197,63 @@ def test_batch_equals_single_runs(scn):
         assert ev[row, 6] == tr.events["capture"]
 
 
+def test_each_row_of_a_batch_ends_at_its_own_time(scn):
+    # a row ended early is the same run, bit for bit, up to the first output sample at or
+    # after its end, and NaN after; its events after the end are not reported
+    bm = BatchModel(scn, parameters=["rel_vel_x"], channels=["stroke", "capture"],
+                    duration=4.0, rate=100.0)
+    out, ev, status = bm.evaluate(np.array([[0.25], [0.25], [0.25]]),
+                                  t_end=np.array([4.0, 1.503, np.nan]))
+    assert status.tolist() == [0, 0, 0]
+    k = int(np.flatnonzero(np.isfinite(out[1, :, 0]))[-1])
+    assert bm.t[k] == pytest.approx(1.51)
+    assert np.array_equal(out[1, :k + 1], out[0, :k + 1])
+    assert np.all(np.isnan(out[1, k + 1:]))
+    assert np.array_equal(out[2], out[0], equal_nan=True)  # NaN: the whole duration
+    assert np.isfinite(ev[0, 6]) and np.isnan(ev[1, 6])     # capture comes after 1.51 s
+
+
+def test_free_flight_extension_matches_an_earlier_start(scn):
+    """Before the start plane the model's own free flight: sensors at rest, body rates
+    torque-free. Against a simulation started 3 s further out (same rates and velocities,
+    started in the state whose free flight crosses the start plane in the state given), the
+    extension's gyros agree to 1e-6 rad/s (the probe's reaction on the active vehicle, left
+    out of the extension, is ~5e-7 rad/s over 3 s at these rates; gyro noise is 2e-4) and the
+    mechanism channels to 1e-6 (m, rad)."""
+    from telemetry_samples.flights.generate import _crossing, approach_start
+
+    ic = dc.replace(scn.initial, rel_vel_x=0.22, rel_rate_x=0.01, rel_rate_y=-0.012,
+                    rel_rate_z=0.015)
+    ic_pre, t_star = approach_start(scn, ic, 3.0)
+    early = simulate(scn, ic_pre, duration=t_star + 1.0, rate=1000.0)
+    assert _crossing(early, ic.rel_pos_x)[0] == pytest.approx(t_star)
+    chans = ["stroke", "gimbal_pitch", "gimbal_yaw", "contact", "capture", "active_rate_x",
+             "active_rate_y", "active_rate_z", "passive_rate_x", "rel_pos_y"]
+    bm = BatchModel(scn, ic, parameters=["rel_vel_x"], channels=chans, duration=1.0,
+                    rate=100.0, t_pre=2.9)
+    out, _, status = bm.evaluate(np.array([[ic.rel_vel_x]]))
+    assert status[0] == 0 and bm.t[0] == pytest.approx(-2.9)
+    pre = bm.t < 0
+    for i, c in enumerate(chans):
+        got = out[0, pre, i]
+        if c == "rel_pos_y":          # not a sensor: not modelled before the start
+            assert np.all(np.isnan(got))
+            continue
+        ref = np.interp(t_star + bm.t[pre], early.t, early[c])
+        assert np.max(np.abs(got - ref)) < 1e-6, c
+    # the extension continues into the simulation without a jump
+    j = int(np.argmax(~pre))
+    assert bm.t[j] == 0.0 and out[0, j, 5] == pytest.approx(out[0, j - 1, 5], abs=1e-5)
+    # a start inside a contact has no free flight to extend: the run fails, saying why
+    touching = dc.replace(ic, rel_pos_x=-1.047, rel_pos_y=0.5, rel_pos_z=0.0, rel_roll=0.0,
+                          rel_pitch=0.0, rel_yaw=0.0)  # head 3 mm into the interface plane
+    out, _, status = BatchModel(scn, touching, parameters=["rel_vel_x"], channels=["stroke"],
+                                duration=0.5, t_pre=0.5).evaluate(np.array([[0.2]]))
+    from models._kernels import probe_cone as kp
+
+    assert status[0] == kp.ST_START_CONTACT
+
+
 def test_brake_slip_force_override_sets_the_plateau(scn):
     # with a lower slip threshold the axial force plateaus lower and the stroke goes deeper
     lo = simulate(scn, overrides={"brake_slip_force": 1100.0}, duration=5.0)

@@ -188,6 +188,48 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
     assert rough[0] > 0.1 and rough[1] < 0.05, rough
 
 
+def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
+    """The nominal flight reconstructed with a scenario whose axial absorber is not the one
+    that flew (spring stage 500 N instead of 800 N, brake slip 900 N instead of 1500 N): no
+    initial condition makes the model describe the stroke history. The best cost is far above
+    the plausibility limit (measured 1.2e5 against 431 with a larger search), so a small
+    search suffices; the result must say implausible, the command exit with 3, and the
+    report lead with it."""
+    import tomli_w
+
+    text = preset_path("reference").read_text()
+    for old, new in (("spring_force = 800.0", "spring_force = 500.0"),
+                     ("unloading_force = 600.0", "unloading_force = 350.0"),
+                     ("slip_force = 1500.0", "slip_force = 900.0")):
+        assert old in text
+        text = text.replace(old, new)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text(text)
+    run = load_toml(FLIGHTS / "run.toml")
+    run["optimizer"] = {"starts": 0, "screen": 64, "keep": 1, "max_nfev": 10, "jac_step": 1e-2,
+                        "draws": 5, "importance": 100, "search_retries": 0}
+    cfg = tmp_path / "quick.toml"
+    cfg.write_bytes(tomli_w.dumps(run).encode())
+    out = tmp_path / "out"
+    r = CliRunner().invoke(cli, ["reconstruct", str(FLIGHTS / "nominal.parquet"), "--scenario",
+                                 str(wrong), "--config", str(cfg), "-o", str(out), "--no-mcmc"])
+    from recon.cli import EXIT_STATUS
+
+    assert r.exit_code == EXIT_STATUS["implausible"] == 3, r.output
+    assert "reconstruction IMPLAUSIBLE" in r.output and "Traceback" not in r.output
+    doc = json.loads((out / "result.json").read_text())
+    assert doc["status"] == "implausible" and "exceeds" in doc["status_reason"]
+    assert "mcmc" not in doc["diagnostics"]
+    html = (out / "report.html").read_text()
+    first = html[html.index("<h1"):]
+    assert first[first.index(">") + 1:first.index("</h1>")].endswith("IMPLAUSIBLE FIT")
+    assert html.index("this is not a reconstruction") < html.index("<h2>Summary")
+    from pypdf import PdfReader
+
+    page1 = PdfReader(out / "report.pdf").pages[0].extract_text()
+    assert page1.lstrip().startswith("Post-flight docking reconstruction: IMPLAUSIBLE FIT")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("flight", ["nominal", "misaligned"])
 def test_shipped_flight_reconstruction(tmp_path, flight):

@@ -23,9 +23,10 @@ def test_result_directory_schema(tmp_path):
                       loads=lambda full, names: ({"peak": full[:, 0] + full[:, 1]}, {"peak": "m"}))
     doc = json.loads((out / "result.json").read_text())
     # no trajectory function for this forward model: no events, no trajectory.parquet
-    assert set(doc) == {"kind", "parameters", "diagnostics", "identifiability", "loads",
-                        "energy", "settings", "versions", "seed"}
+    assert set(doc) == {"kind", "status", "status_reason", "parameters", "diagnostics",
+                        "identifiability", "loads", "energy", "settings", "versions", "seed"}
     assert doc["kind"] == "reconstruction" and not (out / "trajectory.parquet").exists()
+    assert doc["status"] == "ok" and doc["status_reason"].startswith("plausible fit")
     assert doc["seed"] == 4
     for name in "abc":
         p = doc["parameters"][name]
@@ -204,11 +205,39 @@ def test_implausible_fit_triggers_another_search(tmp_path, caplog):
     assert s["round_best_cost"][1] < 0.5 * prob.n_residuals + 10
     assert "search 2" in res.diagnostics["optimizer"]["origins"]
     assert res.parameters["a"]["map"] == pytest.approx(mean[0], abs=1e-6)
+    assert res.status == "ok"
     with caplog.at_level(logging.WARNING, logger="dockrecon.reconstruct"):
         res = reconstruct(prob, tmp_path / "b", first_guess=far, search_again=again,
                           settings=dataclasses.replace(base, search_retries=0))
     assert res.diagnostics["search"]["rounds"] == 1 and not res.diagnostics["search"]["plausible"]
-    assert calls == [1] and "may have missed the basin" in caplog.text
+    assert calls == [1] and "missed the basin" in caplog.text
+    # an implausible fit is not a result: its status says so, with the cost and the limit
+    doc = json.loads((tmp_path / "b" / "result.json").read_text())
+    assert res.status == doc["status"] == "implausible"
+    assert f"{limit:.1f}" in doc["status_reason"] and "after 1 search round" in doc["status_reason"]
+
+
+def test_failed_reconstruction_writes_its_status_and_no_intervals(tmp_path):
+    # a forward model that fails everywhere (NaN): no finite likelihood anywhere the search
+    # goes, so no posterior; result.json says failed and why, with no intervals or fit file
+    prob, *_ = linear_problem()
+    inner = prob.forward
+
+    def broken(params, names, t_end=None):
+        sim = inner(params, names, t_end=t_end)
+        return type(sim)(sim.t, {k: np.full_like(v, np.nan) for k, v in sim.channels.items()})
+
+    prob.forward = broken
+    out = tmp_path / "f"
+    res = reconstruct(prob, out, settings=QUICK, seed=1)
+    doc = json.loads((out / "result.json").read_text())
+    assert res.status == doc["status"] == "failed"
+    assert "no parameter vector gave a finite likelihood" in doc["status_reason"]
+    assert doc["diagnostics"]["method"] == "none"
+    for n in "abc":
+        p = doc["parameters"][n]
+        assert p["ci95"] is None and p["median"] is None and np.isfinite(p["map"])
+    assert not (out / "fit.parquet").exists() and not (out / "chains.h5").exists()
 
 
 def test_find_modes_keeps_distinct_optima_and_merges_duplicates():

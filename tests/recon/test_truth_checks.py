@@ -1,15 +1,9 @@
-"""The truth checks of the validation studies (benchmarks/flights_docking.py), on a Gaussian
-posterior whose answers are known in closed form."""
-import importlib.util
-from pathlib import Path
-
+"""The truth checks of the validation studies (recon.validation), on a Gaussian posterior
+whose answers are known in closed form."""
 import numpy as np
 from scipy.stats import chi2
 
-_SPEC = importlib.util.spec_from_file_location(
-    "flights_docking", Path(__file__).resolve().parents[2] / "benchmarks" / "flights_docking.py")
-fd = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(fd)
+from recon import validation as fd
 
 
 def _gaussian_result(rng, k=11):

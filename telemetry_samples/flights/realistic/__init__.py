@@ -1,0 +1,1 @@
+"""Realistic-span records of the shipped flights (``telemetry_samples.flights.generate``)."""
