@@ -15,7 +15,7 @@ import time
 import numba
 import numpy as np
 
-from recon.docking import flight_problem
+from recon.flight import flight_problem
 from telemetry_samples import SAMPLES_DIR
 
 

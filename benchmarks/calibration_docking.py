@@ -131,9 +131,9 @@ def truth_cost(telemetry: Path, config, truth: dict) -> float:
     """The reconstruction cost of the truth on ``telemetry`` (the shipped reference scenario
     and run configuration ``config``)."""
     from models.probe_cone import preset_path
-    from recon.docking import flight_problem
+    from recon.flight import flight_problem
 
-    prob = flight_problem(telemetry, preset_path("reference"), config=config)[0]
+    prob = flight_problem(telemetry, preset_path("reference"), config=config).problem
     r = prob.least_squares_residuals(np.array([truth[n] for n in prob.names]))
     return float(0.5 * r @ r)
 
@@ -266,7 +266,8 @@ def _print(out):
 
 def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, preset_path
-    from recon.docking import RunConfig, reconstruct_flight
+    from recon.config import RunConfig
+    from recon.flight import reconstruct_flight
     from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
 

@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, preset_path
-    from recon.docking import reconstruct_flight
+    from recon.flight import reconstruct_flight
     from recon.validation import check, joint_check
     from recon.io import versions, write_json
     from telemetry_samples import SAMPLES_DIR

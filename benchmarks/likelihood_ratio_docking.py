@@ -24,7 +24,7 @@ def main(argv=None) -> int:
     from scipy.stats import chi2
 
     from calibration_docking import load_study, record_study_flight, study_flights, truth_cost
-    from recon.docking import RunConfig
+    from recon.config import RunConfig
     from recon.io import load_toml, write_json
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

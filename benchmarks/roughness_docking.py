@@ -53,7 +53,8 @@ def _rough(offsets, cost):
 
 def main(argv=None) -> int:
     from models.probe_cone import preset_path
-    from recon.docking import flight_problem, load_scenario
+    from recon.config import load_scenario
+    from recon.flight import flight_problem
     from recon.io import load_toml
     from telemetry_samples import SAMPLES_DIR
 
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
 
     tel_path = Path(args.telemetry)
     truth = json.loads(tel_path.with_suffix(".truth.json").read_text())["parameters"]
-    scn0, run = load_scenario(preset_path("reference"))
+    unit, scn0, run = load_scenario(preset_path("reference"))
     run = {**run, **load_toml(args.config)}
     model = {k: v for k, v in run.get("model", {}).items() if k != "fit_after_capture"}
     spans = {"whole record": model}
@@ -84,7 +85,7 @@ def main(argv=None) -> int:
             scn0, integration=dataclasses.replace(scn0.integration, dt_contact=dtc))
         step = scn.integration.dt_contact
         for label, m in spans.items():
-            prob = flight_problem(tel_path, scn, config={**run, "model": m})[0]
+            prob = flight_problem(tel_path, scn, unit=unit, config={**run, "model": m}).problem
             x0 = np.array([truth[n] for n in prob.names])
             total, parts = _scan(prob, x0, prob.names.index(args.parameter), offsets)
             sd, rms, mx = _rough(offsets, total)

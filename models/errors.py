@@ -5,7 +5,7 @@ its :attr:`InputError.exit_code`; any other exception is an internal failure (ex
 """
 from __future__ import annotations
 
-__all__ = ["DockreconError", "InputError", "DataError"]
+__all__ = ["DockreconError", "InputError", "DataError", "SimulationError"]
 
 
 class DockreconError(Exception):
@@ -61,3 +61,8 @@ class DataError(InputError):
     """Input that reads but cannot be trusted for fitting (unusable telemetry). Exit 65."""
 
     exit_code = 65
+
+
+class SimulationError(DockreconError):
+    """A forward simulation stopped (a docking unit's kernel status: penetration exceeded,
+    a closed form used outside its range, an illegal hysteresis transition, ...)."""

@@ -130,11 +130,11 @@ def report_cmd(result: str, formats: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# probe-cone docking (issue 4): simulate docking, bench docking
+# docking: simulate docking, bench docking (any registered docking unit)
 @simulate.command("docking")
 @click.argument("scenario_path", metavar="SCENARIO.toml", type=click.Path(dir_okay=False))
 @click.option("--initial", "initial_path", metavar="ICS.toml", type=click.Path(dir_okay=False),
-              help="Initial conditions (the 12 rel_* keys, SI); default: the scenario's "
+              help="Initial conditions (the unit's rel_* keys, SI); default: the scenario's "
                    "[initial] table.")
 @click.option("--output", "output_path", metavar="TRAJ.parquet", required=True,
               type=click.Path(dir_okay=False), help="Trajectory file (.parquet or .csv).")
@@ -145,24 +145,18 @@ def report_cmd(result: str, formats: str) -> None:
 @click.option("--duration", type=float, default=None, metavar="S",
               help="Simulated time [s]; default: the scenario's integration.duration.")
 def simulate_docking(scenario_path, initial_path, output_path, events_path, rate, duration):
-    """Simulate a probe-cone docking and write its telemetry, loads and energy ledger."""
-    from models.probe_cone import Scenario, SimulationError, simulate as run_docking
-    from models.probe_cone.config import InitialConditions
-    from models.probe_cone.simulate import CHANNEL_UNITS
+    """Simulate a docking (the unit the scenario names) and write its telemetry, loads and
+    energy ledger."""
+    from models.errors import SimulationError
     from recon import io
+    from recon.config import load_scenario
 
-    try:
-        scn = Scenario.from_dict(io.load_toml(scenario_path))
-    except InputError as exc:
-        raise exc.with_source(scenario_path)
+    unit, scn, _ = load_scenario(scenario_path)
     initial = None
     if initial_path is not None:
         d = io.load_toml(initial_path)
         try:
-            if set(d) == {"initial"}:
-                initial = InitialConditions.from_dict(d["initial"])
-            else:
-                initial = InitialConditions.from_dict(d, prefix="")
+            initial = unit.initial(d["initial"] if set(d) == {"initial"} else d)
         except InputError as exc:
             raise exc.with_source(initial_path)
     if rate is not None and not rate > 0.0:
@@ -170,15 +164,17 @@ def simulate_docking(scenario_path, initial_path, output_path, events_path, rate
     if duration is not None and not duration > 0.0:
         raise InputError("must be positive", key="--duration")
     try:
-        traj = run_docking(scn, initial, rate=rate, duration=duration)
+        traj = unit.simulate(scn, initial, rate=rate, duration=duration)
     except SimulationError as exc:
         raise InputError(str(exc), source=scenario_path) from None
     except InputError as exc:
         raise exc.with_source(scenario_path)
     frame = traj.to_frame()
-    io.write_table(frame, output_path, {c: CHANNEL_UNITS.get(c, "s") for c in frame.columns})
+    io.write_table(frame, output_path,
+                   {c: unit.channels[c].file_unit if c in unit.channels else "s"
+                    for c in frame.columns})
     if events_path is not None:
-        io.write_json({"events": traj.event_list(),
+        io.write_json({"events": traj.event_list(), "unit": unit.name,
                        "scenario": str(scenario_path),
                        "settings": {"rate": rate, "duration": duration,
                                     "initial": str(initial_path) if initial_path else None},
@@ -195,16 +191,20 @@ def bench() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
 @click.option("--repeats", type=int, default=5, show_default=True)
 @click.option("--batch", type=int, default=16, show_default=True)
-def bench_docking(as_json, repeats, batch):
-    """Reference 20-s probe-cone docking on one core, the batch on two cores."""
+@click.option("--unit", "unit_name", default=None,
+              help="Docking unit (default: the first registered).")
+def bench_docking(as_json, repeats, batch, unit_name):
+    """A unit's reference docking (20 s) on one core, the batch on two cores."""
     import json
 
-    from models.probe_cone import load_preset
-    from models.probe_cone.benchmark import benchmark
+    from models.unit import get_unit, unit_names
+    from recon.config import load_scenario
 
     if repeats < 1 or batch < 1:
         raise InputError("must be at least 1", key="--repeats/--batch")
-    fig = benchmark(load_preset("reference"), repeats=repeats, batch=batch)
+    unit = get_unit(unit_name or unit_names()[0], key="--unit")
+    _, scn, _ = load_scenario(unit.preset("reference"))
+    fig = unit.benchmark(scn, repeats=repeats, batch=batch)
     if as_json:
         click.echo(json.dumps(fig))
     else:
@@ -472,12 +472,12 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
                     config: str | None, seed: int, walkers: int | None, steps: int | None,
                     resume: bool, no_mcmc: bool, mcmc_below_ess: float | None,
                     starts: int | None, max_nfev: int | None) -> None:
-    """Reconstruct initial conditions and parameters of a probe-cone docking from TELEMETRY
+    """Reconstruct the initial conditions and parameters of a docking from TELEMETRY
     (one file, or several files on separate time bases of one clock).
 
     Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
     result and its report are written and say why)."""
-    from recon.docking import reconstruct_flight
+    from recon.flight import reconstruct_flight
 
     bars: dict = {}
 

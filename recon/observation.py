@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError
-from recon.telemetry import BINARY_CHANNELS, CHANNELS, Telemetry
+from recon.telemetry import Telemetry, binary_channels, known_channels
 
 __all__ = [
     "Simulated",
@@ -142,7 +142,7 @@ class ChannelModel:
 
     @property
     def binary(self) -> bool:
-        return self.name in BINARY_CHANNELS
+        return self.name in binary_channels()
 
     @property
     def sigma_eff(self) -> float:
@@ -186,7 +186,7 @@ class ObservationModel:
         """Every parameter name this model understands -> its SI unit."""
         out = {"clock_offset": "s"}
         for c in self.channels:
-            unit = CHANNELS.get(c.name, "")
+            unit = known_channels().get(c.name, "")
             out[f"{c.name}_latency"] = "s"
             if not c.binary:
                 out[f"{c.name}_bias"] = unit

@@ -21,8 +21,8 @@ from recon.result import (ReconstructionResult, fit_table, identifiability,
                           importance_samples, laplace_samples,
                           summarize, summarize_derived, write_result)
 from recon.sample import SamplerSettings, run_ensembles
-from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, absorber_peaks, clock_offsets,
-                              event_summary, trajectory_from_forward, trajectory_table)
+from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, clock_offsets, event_summary,
+                              trajectory_table)
 
 __all__ = ["ReconstructSettings", "Derived", "reconstruct", "find_modes", "gof_limit"]
 
@@ -75,7 +75,7 @@ class ReconstructSettings:
     width_ratio: float = 0.8  # identifiability flag threshold
     # finite-difference step of the optimizer's and the Laplace Jacobian, fraction of each
     # prior's spread; models with event-driven contact need a secant wider than their
-    # switching jitter (see recon.docking.RunConfig)
+    # switching jitter (see recon.config.RunConfig)
     jac_step: float = 1e-4
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,8 +153,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         Derived quantities of a batch of full parameter vectors (see :data:`Derived`).
     trajectory
         Histories of a batch of full parameter vectors for trajectory.parquet and the events
-        (:mod:`recon.trajectory`); default: the probe-cone histories when ``problem.forward``
-        is a :class:`recon.docking.DockingForward`, else no trajectory file.
+        (:mod:`recon.trajectory`); None: no trajectory file.
     progress
         ``progress(stage, done, total)`` with stage ``"optimize"`` or ``"sample"``.
     """
@@ -336,7 +335,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                                              units, at_map)
     fit = fit_table(problem, x_map, draws[: min(100, k)], rng)
     traj, events, traj_info = None, None, None
-    traj_fn = trajectory if trajectory is not None else trajectory_from_forward(problem.forward)
+    traj_fn = trajectory
     if traj_fn is not None:
         rng_t = np.random.default_rng(ss[3])
         kt = min(settings.trajectory_draws, samples.shape[0])
@@ -350,12 +349,6 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                      "failed": int(np.count_nonzero(np.asarray(hist.status[1:]) != 0)),
                      "source": diagnostics["method"], "clock_offset": float(clock[0]),
                      "channels": list(hist.channels), "bands": dict(BAND_SUFFIXES)}
-        vals, units = absorber_peaks(hist)
-        ok = np.asarray(hist.status[1:]) == 0
-        peaks = summarize_derived({q: v[1:][ok] for q, v in vals.items()}, units,
-                                  {q: v[0] for q, v in vals.items()})
-        derived_out["loads"] = {**derived_out["loads"],
-                                **{q: e for q, e in peaks.items() if q not in derived_out["loads"]}}
     result = ReconstructionResult(parameters, diagnostics, ident.to_dict(), derived_out["loads"],
                                   derived_out["energy"], run_settings, seed, events=events,
                                   trajectory=traj_info, status=status,

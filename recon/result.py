@@ -339,7 +339,7 @@ def fit_table(problem: ReconstructionProblem, x_map: np.ndarray, draws: np.ndarr
     """
     import pandas as pd
 
-    from recon.telemetry import CHANNELS
+    from recon.telemetry import known_channels
 
     tel = problem.telemetry
     record = problem.record
@@ -349,13 +349,14 @@ def fit_table(problem: ReconstructionProblem, x_map: np.ndarray, draws: np.ndarr
     band = problem.predict(draws) if len(draws) else {}
     fitted = np.zeros(t.size)
     fitted[rows] = 1.0
+    channel_units = known_channels()
     cols: dict[str, np.ndarray] = {"t": t, "fitted": fitted}
     units = {"t": "s", "fitted": ""}
     for c in problem.observation.channels:
         name = c.name
         mask = rows[np.isfinite(np.asarray(tel.channels[name], float))]
         cols[name] = np.asarray(record.channels[name], float)
-        unit = CHANNELS.get(name, "")
+        unit = channel_units.get(name, "")
         for suffix, vals in (("fit", best[name][0]),):
             col = np.full(t.size, np.nan)
             col[mask] = vals

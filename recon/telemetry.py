@@ -42,8 +42,8 @@ from models.errors import DataError, InputError
 from recon.io import read_table
 
 __all__ = [
-    "CHANNELS",
-    "BINARY_CHANNELS",
+    "known_channels",
+    "binary_channels",
     "Finding",
     "ValidationReport",
     "Telemetry",
@@ -53,34 +53,19 @@ __all__ = [
 ]
 
 
-def _channels() -> dict[str, str]:
-    ch: dict[str, str] = {"stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad"}
-    for name in ("contact", "bottom_contact", "capture", "latch_1", "latch_2", "latch_3", "latch_4"):
-        ch[name] = ""
-    for body in ("active", "passive"):
-        for ax in "xyz":
-            ch[f"{body}_rate_{ax}"] = "rad/s"
-    for ax in "xyz":
-        ch[f"rel_pos_{ax}"] = "m"
-        ch[f"rel_vel_{ax}"] = "m/s"
-        ch[f"rel_rate_{ax}"] = "rad/s"
-        ch[f"interface_force_{ax}"] = "N"
-        ch[f"interface_moment_{ax}"] = "N*m"
-    for ang in ("roll", "pitch", "yaw"):
-        ch[f"rel_{ang}"] = "rad"
-    for e in ("kinetic", "stored", "dissipated_brake", "dissipated_dampers",
-              "dissipated_hysteresis", "dissipated_contact"):
-        ch[f"energy_{e}"] = "J"
-    return ch
+def known_channels() -> dict[str, str]:
+    """Every channel a registered docking unit produces and its SI unit (``""`` = a 0/1 flag
+    or dimensionless): the channel list lives with the units (:mod:`models.unit`)."""
+    from models.unit import all_channels
+
+    return {n: c.unit for n, c in all_channels().items()}
 
 
-#: Known channels and their SI unit (``""`` = dimensionless 0/1 flag). From the forward-model
-#: issue (probe-cone docking): mechanism sensors, body rates, relative state, loads, energy.
-CHANNELS: dict[str, str] = _channels()
+def binary_channels() -> frozenset[str]:
+    """Channels that are 0/1 flags (compared through their switching times)."""
+    from models.unit import all_channels
 
-#: Channels that are 0/1 flags; compared through their switching times.
-BINARY_CHANNELS: frozenset[str] = frozenset(
-    {"contact", "bottom_contact", "capture", "latch_1", "latch_2", "latch_3", "latch_4"})
+    return frozenset(n for n, c in all_channels().items() if c.binary)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -296,7 +281,7 @@ def read_telemetry(path: str | os.PathLike, *, extra_channels: Mapping[str, str]
     if path.suffix.lower() not in _TABLE_SUFFIXES:
         raise InputError(f"unknown telemetry format '{path.suffix}' (expected .parquet or .csv)",
                          source=src)
-    known = dict(CHANNELS)
+    known = known_channels()
     known.update(extra_channels or {})
     units = {"t": "s", **known}
     try:
@@ -367,7 +352,8 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
     Rows in the findings are 1-based data rows of the table.
     """
     findings: list[Finding] = []
-    known = dict(CHANNELS)
+    known = known_channels()
+    binary = binary_channels()
     known.update(extra_channels or {})
     limits = dict(limits or {})
     t = np.asarray(tel.t, dtype=float)
@@ -420,7 +406,7 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
             add("error", "all_nan", "channel has no samples (all NaN)", name)
             continue
         idx = np.flatnonzero(fin)
-        if name in BINARY_CHANNELS:
+        if name in binary:
             notbin = fin & (y != 0.0) & (y != 1.0)
             if notbin.any():
                 i = np.flatnonzero(notbin)[0]
@@ -432,7 +418,7 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
                 i = idx[big[0] + 1]
                 add("warning", "gap", f"no sample for {dts[big[0]]:.3g} s (> {max_gap:g} s) "
                     f"before this row ({big.size} such gaps)", name, i)
-        if name not in BINARY_CHANNELS and idx.size >= saturation_run:
+        if name not in binary and idx.size >= saturation_run:
             v = y[idx]
             if name in limits:
                 lo, hi = limits[name]

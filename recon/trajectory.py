@@ -1,7 +1,7 @@
 """Reconstructed trajectory with posterior bands, and the events of the reconstruction.
 
-``DIR/trajectory.parquet`` (written by :func:`recon.pipeline.reconstruct` when the forward
-model can produce histories; units in the Parquet field metadata ``unit``)::
+``DIR/trajectory.parquet`` (written by :func:`recon.pipeline.reconstruct` when it is given a
+trajectory function; units in the Parquet field metadata ``unit``)::
 
     t            [s]   telemetry clock: simulation time + the MAP clock offset (the clock of
                        fit.parquet, so the two tables plot on one axis)
@@ -12,31 +12,23 @@ model can produce histories; units in the Parquet field metadata ``unit``)::
     NAME_lo68    [SI]  16 % posterior quantile   } 68 % band
     NAME_hi68    [SI]  84 % posterior quantile   }
 
-for every NAME of :data:`TRAJECTORY_CHANNELS` the forward model produces: the relative state
-(``rel_pos_x`` ... ``rel_rate_z``), the interface loads at the passive unit
-(``interface_force_*`` [N], ``interface_moment_*`` [N m]), the probe ``stroke`` [m], the gimbal
-angles [rad] and the absorber channels ``absorber_axial_force`` [N],
-``absorber_pitch_moment`` / ``absorber_yaw_moment`` [N m].
+for every NAME of the docking unit's trajectory channels
+(:attr:`models.unit.DockingUnit.trajectory_channels`: the relative state ``rel_pos_x`` ...
+``rel_rate_z``, the interface loads at the passive unit, the mechanism's own histories).
 
 The bands are pointwise quantiles over posterior draws: MCMC samples when the chains ran,
-Laplace draws (Gaussian at the MAP with the inverse Gauss-Newton Hessian) otherwise. Each draw
-is read on its own clock: its value at telemetry time :math:`\\tau` is
-:math:`x_i(\\tau - \\delta_i)` with its own clock offset :math:`\\delta_i`, linearly interpolated,
-so the band also carries the timing uncertainty (as fit.parquet's predictive band does). A
-draw has no value outside its simulated span (NaN there; the quantiles use the others); the
-table ends where the MAP's simulated span ends.
-Draws whose simulation failed are left out and counted in ``result.json``
-(``trajectory.failed``).
+importance-resampled or Laplace draws otherwise. Each draw is read on its own clock: its value
+at telemetry time :math:`\\tau` is :math:`x_i(\\tau - \\delta_i)` with its own clock offset
+:math:`\\delta_i`, linearly interpolated, so the band also carries the timing uncertainty (as
+fit.parquet's predictive band does). A draw has no value outside its simulated span (NaN there;
+the quantiles use the others); the table ends where the MAP's simulated span ends. Draws whose
+simulation failed are left out and counted in ``result.json`` (``trajectory.failed``).
 
 ``result.json["events"]`` lists the events of the MAP trajectory in time order,
 ``{"name", "t", "t_model", "unit": "s", "probability", "median", "ci68", "ci95"}`` with ``t`` on
 the telemetry clock, ``probability`` the fraction of the draws in which the event happened and
 the intervals its time over those draws (telemetry clock). Events that did not happen at the MAP
 but did in some draws follow with ``t = null``.
-
-When the forward model has absorber channels, ``result.json["loads"]`` also gets their peaks
-over the window (:func:`absorber_peaks`, same draws): ``peak_absorber_axial_force`` [N],
-``peak_absorber_pitch_moment`` and ``peak_absorber_yaw_moment`` [N*m] (largest magnitude).
 """
 from __future__ import annotations
 
@@ -47,19 +39,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TRAJECTORY_CHANNELS", "BAND_SUFFIXES", "Histories", "TrajectoryFn",
-           "trajectory_from_forward", "clock_offsets",
-           "trajectory_table", "event_summary", "absorber_peaks"]
-
-#: Channels of the trajectory file, in column order (those the forward model produces).
-TRAJECTORY_CHANNELS = (
-    "rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
-    "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z",
-    "interface_force_x", "interface_force_y", "interface_force_z",
-    "interface_moment_x", "interface_moment_y", "interface_moment_z",
-    "stroke", "gimbal_pitch", "gimbal_yaw",
-    "absorber_axial_force", "absorber_pitch_moment", "absorber_yaw_moment",
-)
+__all__ = ["BAND_SUFFIXES", "Histories", "TrajectoryFn",
+           "clock_offsets", "trajectory_table", "event_summary"]
 
 #: Column suffix -> posterior quantile of the band columns.
 BAND_SUFFIXES = {"_lo": 0.025, "_lo68": 0.16, "_hi68": 0.84, "_hi": 0.975}
@@ -97,31 +78,6 @@ class Histories:
 #: the others posterior draws; row ``i`` is simulated from the start plane to ``t_end[i]`` [s]
 #: (the end of its fitted span on its own clock).
 TrajectoryFn = Callable[[np.ndarray, tuple[str, ...], np.ndarray], Histories]
-
-
-def trajectory_from_forward(forward: Any) -> TrajectoryFn | None:
-    """The trajectory function of a docking forward model with histories (a
-    :class:`recon.docking.DockingForward`: same scenario, parameters, rate and duration, the
-    trajectory channels instead of the fitted ones); None for a forward model without them."""
-    sibling = getattr(forward, "sibling", None)
-    if sibling is None:
-        return None
-    from models.probe_cone import CHANNEL_UNITS, CHANNELS, EVENT_NAMES
-
-    fwd = sibling(tuple(c for c in TRAJECTORY_CHANNELS if c in CHANNELS))
-    names = fwd.names
-
-    def run(full: np.ndarray, all_names: Sequence[str], t_end: np.ndarray) -> Histories:
-        idx = [list(all_names).index(n) for n in names]
-        out, ev, status = fwd.model.evaluate(np.atleast_2d(full)[:, idx], t_end)
-        out[status != 0] = np.nan
-        ev[status != 0] = np.nan
-        ch = {c: out[:, :, i] for i, c in enumerate(fwd.channels)}
-        return Histories(np.asarray(fwd.t, float), ch,
-                         {c: CHANNEL_UNITS[c] for c in fwd.channels}, ev, tuple(EVENT_NAMES),
-                         status)
-
-    return run
 
 
 def clock_offsets(full: np.ndarray, names: Sequence[str], default: float = 0.0) -> np.ndarray:
@@ -219,22 +175,3 @@ def event_summary(hist: Histories, clock: np.ndarray) -> list[dict[str, Any]]:
                     "median": float(np.median(happened)) if happened.size else None,
                     "ci68": _q(happened, 0.68), "ci95": _q(happened, 0.95)})
     return sorted(out, key=lambda e: (e["t"] is None, e["t"] if e["t"] is not None else 0.0))
-
-
-_ABSORBER_PEAKS = {"absorber_axial_force": ("peak_absorber_axial_force", "N"),
-                   "absorber_pitch_moment": ("peak_absorber_pitch_moment", "N*m"),
-                   "absorber_yaw_moment": ("peak_absorber_yaw_moment", "N*m")}
-
-
-def absorber_peaks(hist: Histories) -> tuple[dict[str, np.ndarray], dict[str, str]]:
-    """Largest magnitude of each absorber channel over the window, per row ``(n,)`` (NaN for
-    failed rows), and the units; empty when the histories have no absorber channel."""
-    vals, units = {}, {}
-    for channel, (key, unit) in _ABSORBER_PEAKS.items():
-        if channel in hist.channels:
-            x = np.abs(np.asarray(hist.channels[channel], float))
-            with warnings.catch_warnings():  # failed rows are all NaN
-                warnings.simplefilter("ignore", RuntimeWarning)
-                vals[key] = np.nanmax(x, axis=1)
-            units[key] = unit
-    return vals, units

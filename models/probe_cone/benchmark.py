@@ -70,7 +70,7 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
         _, _, status = bm.evaluate(theta)
         bwall = time.perf_counter() - t0
         bcpu = time.process_time() - c0
-        # the reconstruction's window (recon.docking: 6 s of flight from first-contact
+        # a reconstruction's simulated span (about 6 s of flight from first-contact
         # conditions), same parameter vectors
         bm6 = BatchModel(scenario, channels=["stroke", "gimbal_pitch", "gimbal_yaw"],
                          duration=short_s)

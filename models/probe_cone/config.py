@@ -729,9 +729,12 @@ class Scenario:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
         """Build from the plain dict of a scenario TOML (SI). Unknown keys are errors."""
-        _check_keys(d, {"meta", "active", "passive", "probe", "cone", "latches", "slots",
-                        "capture_sensors", "limiter_pads", "alignment_rollers", "contact",
-                        "thrust", "integration", "initial"}, "")
+        _check_keys(d, {"unit", "meta", "active", "passive", "probe", "cone", "latches",
+                        "slots", "capture_sensors", "limiter_pads", "alignment_rollers",
+                        "contact", "thrust", "integration", "initial", "envelope"}, "")
+        if d.get("unit", "probe_cone") != "probe_cone":
+            raise InputError(f"a probe-cone scenario has unit = \"probe_cone\", not "
+                             f"{d['unit']!r}", key="unit")
         for k in ("active", "passive", "probe", "cone", "latches", "slots", "contact"):
             if k not in d:
                 raise InputError("missing table", key=k)

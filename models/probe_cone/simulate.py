@@ -35,7 +35,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from models.errors import DockreconError, InputError
+from models import errors as models_errors
+from models.errors import InputError
 from models._kernels import probe_cone as kp
 from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario, housing_primitives
 
@@ -124,7 +125,7 @@ _STATUS = {
 }
 
 
-class SimulationError(DockreconError):
+class SimulationError(models_errors.SimulationError):
     """The kernel stopped (penetration exceeded, geometry range, hysteresis logic)."""
 
     def __init__(self, status: int, t: float, detail: str = "") -> None:
@@ -445,6 +446,11 @@ class BatchModel:
     def duration(self) -> float:
         """The longest simulated time a row may have [s]."""
         return float(self.packed.P[kp.P_T_END])
+
+    @staticmethod
+    def status_text(status: int) -> str:
+        """What a kernel status code means."""
+        return "ok" if status == kp.ST_OK else _STATUS.get(int(status), f"status {status}")
 
     @property
     def base(self) -> np.ndarray:

@@ -62,6 +62,23 @@ def _marked(events: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return list(events)
 
 
+def _unit_of(data: dict):
+    """The docking unit of a result: ``settings.unit``, else the registered unit whose
+    trajectory channels hold the result's (results written before units were named); None
+    when there is no such unit."""
+    from models.unit import get_unit, unit_names
+
+    name = (data.get("settings") or {}).get("unit")
+    if name in unit_names():
+        return get_unit(name)
+    channels = set((data.get("trajectory") or {}).get("channels") or ())
+    for name in unit_names():
+        unit = get_unit(name)
+        if channels and channels <= set(unit.trajectory_channels):
+            return unit
+    return None
+
+
 def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: bool) -> Summary:
     params = data.get("parameters", {})
     items: list[tuple[str, str]] = []
@@ -85,20 +102,11 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
                         ("rel_yaw", "yaw misalignment"), ("rel_roll", "roll misalignment")):
         if name in params:
             items.append((label, with_interval(params[name])))
-    loads = data.get("loads") or {}
-    for name, label in (("peak_axial_force", "peak axial force"), ("peak_lateral_force",
-                        "peak lateral force"), ("peak_bending_moment", "peak bending moment"),
-                        ("peak_torsion_moment", "peak torsion moment"),
-                        ("peak_absorber_axial_force", "peak axial absorber force")):
-        if name in loads:
-            items.append((label, with_interval(loads[name])))
-    energy = data.get("energy") or {}
-    for name, label in (("dissipated_brake", "energy absorbed by the brake"),
-                        ("stored_final", "energy stored in the springs (end)"),
-                        ("dissipated_hysteresis", "energy dissipated by spring hysteresis"),
-                        ("kinetic_initial", "initial relative kinetic energy")):
-        if name in energy:
-            items.append((label, with_interval(energy[name])))
+    unit = _unit_of(data)
+    for section, name, label in (unit.summary_quantities if unit is not None else ()):
+        entry = (data.get(section) or {}).get(name)
+        if entry is not None:
+            items.append((label, with_interval(entry)))
     diag = data.get("diagnostics", {})
     method = diag.get("method", "")
     status = (diag.get("mcmc") or {}).get("status")
@@ -184,16 +192,6 @@ _LOAD_FIGURE = ("interface_loads", "Interface force (left) and moment (right) at
                          (("interface_force_z", "lateral force Fz"),
                           ("interface_moment_z", "moment Mz"))))
 
-_ABSORBER_FIGURE = ("absorber_histories", "Absorber loads: axial force on the probe stroke, "
-                    "generalized moments of the lateral absorber on the gimbal pitch and yaw",
-                    ((("absorber_axial_force", "axial force"),),
-                     (("absorber_pitch_moment", "pitch moment"),),
-                     (("absorber_yaw_moment", "yaw moment"),)))
-
-#: Hysteresis loops: (load column, its label, deflection column, its label).
-_LOOPS = (("absorber_axial_force", "axial absorber force", "stroke", "probe stroke"),
-          ("absorber_pitch_moment", "absorber pitch moment", "gimbal_pitch", "gimbal pitch"),
-          ("absorber_yaw_moment", "absorber yaw moment", "gimbal_yaw", "gimbal yaw"))
 
 def _read_trajectory(directory: Path):
     """``trajectory.parquet`` and the unit of each column, or None."""
@@ -244,8 +242,9 @@ def _history_figure(frame, units: dict, panels, events, caption: str, name: str)
                       "bands; event times marked (telemetry clock).", name=name)
 
 
-def _loop_figure(frame, units: dict):
-    loops = [lp for lp in _LOOPS if lp[0] in frame.columns and lp[2] in frame.columns]
+def _loop_figure(frame, units: dict, unit):
+    loops = [lp for lp in (unit.absorber_loops if unit is not None else ())
+             if lp[0] in frame.columns and lp[2] in frame.columns]
     if not loops:
         return None
     fig, axes = new_figure(1, len(loops), height_in=2.6)
@@ -316,13 +315,15 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
     if fig is not None:
         out.append(Section("Interface load histories", (fig,)))
     blocks = []
-    fig = _loop_figure(frame, units)
+    unit = _unit_of(data)
+    fig = _loop_figure(frame, units, unit)
     if fig is not None:
         blocks.append(fig)
-    fig = _history_figure(frame, units, _ABSORBER_FIGURE[2], marks, _ABSORBER_FIGURE[1],
-                          _ABSORBER_FIGURE[0])
-    if fig is not None:
-        blocks.append(fig)
+    if unit is not None and unit.absorber_figure is not None:
+        caption, panels = unit.absorber_figure
+        fig = _history_figure(frame, units, panels, marks, caption, "absorber_histories")
+        if fig is not None:
+            blocks.append(fig)
     if not blocks:
         blocks.append(Paragraph("This result has no absorber channels (a forward model without "
                                 "absorber outputs): no hysteresis loops.", "note"))

@@ -7,8 +7,11 @@ from click.testing import CliRunner
 
 from models.probe_cone import preset_path
 from recon.cli import cli
-from recon.docking import RunConfig, first_guess, flight_problem
+from recon.config import RunConfig
+from recon.flight import flight_problem
+from recon.search import first_guess
 from models.errors import InputError
+from models.unit import get_unit
 from recon.io import load_toml
 from recon.telemetry import load_telemetry
 from telemetry_samples import SAMPLES_DIR
@@ -18,7 +21,7 @@ FLIGHTS = SAMPLES_DIR / "flights"
 
 def _problem(flight="nominal"):
     return flight_problem(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
-                          config=FLIGHTS / "run.toml")[0]
+                          config=FLIGHTS / "run.toml").problem
 
 
 def test_truth_fits_the_shipped_flight_and_first_guess_finds_closing_velocity():
@@ -29,7 +32,7 @@ def test_truth_fits_the_shipped_flight_and_first_guess_finds_closing_velocity():
     # the flight was recorded from this truth with the same sensor model: whitened residuals
     # are unit-variance noise except the model's 100 Hz output interpolation; mean square < 2
     assert np.all(np.isfinite(r)) and np.mean(r ** 2) < 2.0
-    g = first_guess(prob)
+    g = first_guess(prob, get_unit("probe_cone"))
     j = prob.names.index("rel_vel_x")
     # calibration-curve estimate from the peak stroke: within 0.01 m/s of the truth (0.22)
     assert abs(g[j] - truth["rel_vel_x"]) < 0.01
@@ -43,15 +46,13 @@ def test_truth_fits_the_shipped_flight_and_first_guess_finds_closing_velocity():
 
 
 def test_profiled_clock_aligns_the_capture():
-    from recon.docking import profiled_costs
-
     prob = _problem()
     truth = json.loads((FLIGHTS / "nominal.truth.json").read_text())["parameters"]
     x = np.array([truth[n] for n in prob.names])
     k = prob.names.index("clock_offset")
     x_off = x.copy()
     x_off[k] = -0.5                       # a clock 0.75 s wrong
-    cost, xp = profiled_costs(prob, np.vstack([x, x_off]))
+    cost, xp = prob.profile_clock(np.vstack([x, x_off]))
     # both rows get the clock that puts the simulated capture (1 ms steps) on the
     # telemetry's capture edge (50 Hz flags: midpoint of a 20 ms bracket): within 12 ms
     assert np.all(np.abs(xp[:, k] - truth["clock_offset"]) < 0.012)
@@ -96,7 +97,7 @@ def test_fit_span_parsing_and_cut():
     run, cfg = _windowed(1.0)
     assert cfg.fit_after_capture == 1.0 and cfg.duration == "record"
     tel = load_telemetry(FLIGHTS / "nominal.parquet")
-    span = cfg.span_for(tel, cfg.space_for(tel))
+    span = cfg.span_for(tel, cfg.space_for(tel), get_unit("probe_cone"))
     t, y = tel.samples("capture")
     t_edge = 0.5 * (t[np.argmax(y > 0.5) - 1] + t[np.argmax(y > 0.5)])
     assert span.stop == pytest.approx(t_edge + 1.0) and span.start == tel.t[0]
@@ -112,18 +113,18 @@ def test_fit_span_parsing_and_cut():
     assert span.duration == pytest.approx(span.stop + 1.0)
     # no capture edge in the record: to the record's end, and the reason says so
     no_cap = tel.until(t_edge - 0.1)
-    span2 = cfg.span_for(no_cap, cfg.space_for(no_cap))
+    span2 = cfg.span_for(no_cap, cfg.space_for(no_cap), get_unit("probe_cone"))
     assert span2.stop == no_cap.t[-1] and "no capture edge" in span2.reasons["stop"]
     whole = RunConfig.from_dict(run)          # the shipped configuration: the whole record
     assert whole.fit_after_capture is None
-    assert whole.span_for(tel, whole.space_for(tel)).stop == tel.t[-1]
+    assert whole.span_for(tel, whole.space_for(tel), get_unit("probe_cone")).stop == tel.t[-1]
     # a numeric duration: the last stamp every allowed clock keeps inside it
     fixed = RunConfig.from_dict({**run, "model": {"duration": 3.0}})
-    assert fixed.span_for(tel, fixed.space_for(tel)).stop == pytest.approx(-1.0 + 3.0)
+    assert fixed.span_for(tel, fixed.space_for(tel), get_unit("probe_cone")).stop == pytest.approx(-1.0 + 3.0)
     before = RunConfig.from_dict({**run, "model": {"fit_before_contact": 0.5}})
     t_c = 0.5 * sum(tel.samples("contact")[0][np.argmax(tel.samples("contact")[1] > 0.5) + i]
                     for i in (-1, 0))
-    assert before.span_for(tel, before.space_for(tel)).start == pytest.approx(t_c - 0.5)
+    assert before.span_for(tel, before.space_for(tel), get_unit("probe_cone")).start == pytest.approx(t_c - 0.5)
     for key, bad in (("fit_after_capture", -1.0), ("fit_after_capture", "1 s"),
                      ("fit_after_capture", True), ("fit_before_contact", -2),
                      ("duration", "all"), ("duration", 0.0), ("rate", -100.0)):
@@ -178,7 +179,7 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
     rough = []
     for model in ({"duration": "record"}, {"fit_after_capture": 1.0}):
         prob = flight_problem(path, preset_path("reference"),
-                              config={**run, "model": model})[0]
+                              config={**run, "model": model}).problem
         x = np.array([{**truth, "clock_offset": offset}[n] for n in prob.names])
         xs = np.repeat(x[None], 101, axis=0)
         xs[:, prob.names.index("rel_pos_z")] += np.arange(-50, 51) * 1e-6
@@ -252,7 +253,7 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     posterior misses one of 11 about 43 % of the time, so that is checked, and recorded, by
     ``benchmarks/flights_docking.py``, not asserted here.
     """
-    from recon.docking import reconstruct_flight
+    from recon.flight import reconstruct_flight
     from recon.optimize import multistart
 
     truth = json.loads((FLIGHTS / f"{flight}.truth.json").read_text())["parameters"]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from models.probe_cone import IC_NAMES, preset_path
-from recon.docking import flight_problem
+from recon.flight import flight_problem
 from telemetry_samples import SAMPLES_DIR
 from telemetry_samples.flights.generate import FLIGHTS, record_long_flight
 
@@ -58,7 +58,7 @@ def _record(shape: str, tmp_path):
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_every_fitted_sample_is_inside_the_simulated_span(shape, tmp_path):
     paths, truth = _record(shape, tmp_path)
-    prob = flight_problem(paths, preset_path("reference"), config=CONFIG)[0]
+    prob = flight_problem(paths, preset_path("reference"), config=CONFIG).problem
     x = np.array([truth[n] for n in prob.names])
     k = prob.names.index("clock_offset")
     xs = np.repeat(x[None], 3, axis=0)
@@ -86,7 +86,7 @@ def test_record_shape_reconstructs_with_the_truth_in_the_joint_95_region(shape, 
     emcee puts them within 2 sd). The joint region holds a calibrated truth with probability
     0.95, so over the four shapes a miss has probability 0.19 by chance alone: a miss is worth
     a look, and the seeds are fixed so the test is deterministic."""
-    from recon.docking import reconstruct_flight
+    from recon.flight import reconstruct_flight
     from recon.validation import joint_check
 
     paths, truth = _record(shape, tmp_path)

@@ -8,7 +8,7 @@ import pytest
 
 from models.errors import InputError
 from models.probe_cone import preset_path
-from recon.docking import flight_problem
+from recon.flight import flight_problem
 from recon.observation import ChannelModel, ObservationModel, Simulated, SpanError
 from recon.problem import ParameterSpace
 from recon.span import choose_span, first_edge
@@ -156,8 +156,8 @@ def test_telemetry_on_separate_time_bases_gives_the_same_problem(tmp_path):
         has = part.drop(["t"]).to_pandas().notna().any(axis=1).to_numpy()
         pq.write_table(part.filter(pa.array(has)), tmp_path / f"{name}.parquet")
     both = [tmp_path / "mech.parquet", tmp_path / "gyro.parquet"]
-    p1 = flight_problem(REALISTIC / "nominal.parquet", REFERENCE, config=REALISTIC / "run.toml")[0]
-    p2 = flight_problem(both, REFERENCE, config=REALISTIC / "run.toml")[0]
+    p1 = flight_problem(REALISTIC / "nominal.parquet", REFERENCE, config=REALISTIC / "run.toml").problem
+    p2 = flight_problem(both, REFERENCE, config=REALISTIC / "run.toml").problem
     assert p2.record.source.endswith("gyro.parquet") and " + " in p2.record.source
     x = p1.space.start()
     np.testing.assert_array_equal(p1.residuals(x), p2.residuals(x))
@@ -172,7 +172,7 @@ def test_anchored_prior_without_its_edge_names_the_key_and_the_record(tmp_path):
     no_contact = Telemetry.from_arrays(rec.t, {"stroke": rec.channels["stroke"],
                                                "capture": rec.channels["capture"]},
                                        source="nocontact.parquet")
-    from recon.docking import RunConfig
+    from recon.config import RunConfig
 
     cfg = RunConfig.from_dict(run)
     with pytest.raises(InputError, match="no rising edge of 'contact'") as e:

@@ -104,7 +104,9 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     holds the MAP; the report renders the new sections and says the intervals are Laplace."""
     from models.probe_cone import preset_path, simulate
     from recon.cli import cli
-    from recon.docking import load_scenario
+    from models.unit import get_unit
+    from recon.config import load_scenario
+    from recon.flight import unit_outputs
     from tests.recon.test_docking import FLIGHTS, _problem
 
     prob = _problem()
@@ -113,7 +115,8 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     out = tmp_path / "run"
     settings = ReconstructSettings(starts=0, max_nfev=2, mcmc=False, draws=10,
                                    trajectory_draws=100, jac_step=1e-2)
-    reconstruct(prob, out, settings=settings, seed=3, first_guess=x0)
+    reconstruct(prob, out, settings=settings, seed=3, first_guess=x0,
+                **unit_outputs(prob, get_unit("probe_cone")))
     doc = json.loads((out / "result.json").read_text())
     assert doc["kind"] == "reconstruction"
     assert doc["trajectory"]["draws"] == 100 and doc["trajectory"]["failed"] == 0
@@ -135,7 +138,7 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     # output grid)
     params = doc["parameters"]
     fwd = [n for n in prob.space.names if n != "clock_offset"]
-    scn, _ = load_scenario(preset_path("reference"))
+    _, scn, _ = load_scenario(preset_path("reference"))
     clock = params["clock_offset"]["map"]
     t_end = np.ceil((prob.span.stop - clock) / 0.01 - 1e-9) * 0.01
     tr = simulate(scn, rate=100.0, duration=t_end,

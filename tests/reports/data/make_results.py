@@ -3,7 +3,7 @@
 * ``reconstruction/``: ``python tests/reports/data/make_results.py`` runs ``dockrecon reconstruct
   telemetry_samples/flights/nominal.parquet --scenario models/probe_cone/presets/reference.toml
   --config telemetry_samples/flights/run.toml --seed 1 --walkers 28 --steps 40
-  -o tests/reports/data/reconstruction`` (through :func:`recon.docking.reconstruct_flight`): a real
+  -o tests/reports/data/reconstruction`` (through :func:`recon.flight.reconstruct_flight`): a real
   but short MCMC run (it stops at its step limit, which the report shows), writing result.json,
   fit.parquet, trajectory.parquet and chains.h5; chains.h5 is then rewritten with gzip
   compression (same datasets, attributes and values: emcee reads it back identically), 1.2 MB
@@ -24,7 +24,7 @@ def write_reconstruction() -> None:
     import shutil
 
     from models.probe_cone import preset_path
-    from recon.docking import reconstruct_flight
+    from recon.flight import reconstruct_flight
     from telemetry_samples import SAMPLES_DIR
 
     out = HERE / "reconstruction"

@@ -1,0 +1,264 @@
+"""The docking-unit interface and the registry of units by name.
+
+A docking unit is a plug-in: the reconstruction (:mod:`recon`) never names one. A scenario
+TOML names its unit (``unit = "probe_cone"``); :func:`get_unit` maps the name to the
+implementation, which
+
+* reads a scenario table into its scenario object (:meth:`DockingUnit.scenario`);
+* builds a batch runner of its compiled kernel (:meth:`DockingUnit.batch`): many parameter
+  vectors in parallel, each row to its own end time, with the free-flight extension before
+  the start plane;
+* names what it produces, once: its channels with SI units and kinds
+  (:class:`Channel`: sensor channels a flight records, continuous, binary or body rates, and
+  the reconstructed histories, loads and energy), its parameters, its events and which
+  telemetry flag marks which event;
+* derives loads and energy from histories (:meth:`DockingUnit.loads`,
+  :meth:`DockingUnit.energy`);
+* gives an analytic first guess of a reconstruction from its telemetry
+  (:meth:`DockingUnit.first_guess`).
+
+Units are registered by module path and imported on first use, so reading a scenario loads
+only its own unit.
+"""
+from __future__ import annotations
+
+import abc
+import importlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from models.errors import InputError
+
+__all__ = ["Channel", "BatchRunner", "DockingUnit", "register_unit", "get_unit", "unit_names",
+           "all_channels", "CHANNEL_KINDS"]
+
+#: kinds of channel: a continuous sensor or history, a 0/1 flag (compared through its
+#: switching times), a body angular rate (a gyro)
+CHANNEL_KINDS = ("continuous", "binary", "rate")
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One output channel of a unit.
+
+    Attributes
+    ----------
+    name
+        Channel name (a telemetry column and a simulated channel).
+    unit
+        SI unit as pint reads it (``""`` for a 0/1 flag or a dimensionless quantity).
+    kind
+        ``"continuous"``, ``"binary"`` or ``"rate"`` (:data:`CHANNEL_KINDS`).
+    description
+        What it is, in words.
+    sensor
+        True when flight telemetry records it; False for reconstructed quantities (relative
+        state, loads, energies).
+    range
+        Physical range ``(lower, upper)`` [SI] a value can have; None when unbounded.
+    """
+
+    name: str
+    unit: str
+    kind: str
+    description: str
+    sensor: bool = False
+    range: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHANNEL_KINDS:
+            raise ValueError(f"channel {self.name}: kind {self.kind!r} not in {CHANNEL_KINDS}")
+
+    @property
+    def binary(self) -> bool:
+        return self.kind == "binary"
+
+    @property
+    def file_unit(self) -> str:
+        """The unit written into files (``"0/1"`` for a flag)."""
+        return "0/1" if self.binary else self.unit
+
+
+class BatchRunner(Protocol):
+    """A unit's compiled kernel over many parameter vectors of one scenario."""
+
+    parameters: tuple[str, ...]
+    channels: tuple[str, ...]
+    t: np.ndarray
+
+    @property
+    def duration(self) -> float: ...
+
+    def evaluate(self, theta: np.ndarray, t_end: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(out (n, n_t, n_channels), events (n, n_events), status (n,))``."""
+
+    def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
+               ) -> "BatchRunner": ...
+
+    def status_text(self, status: int) -> str: ...
+
+
+class DockingUnit(abc.ABC):
+    """Base class of a docking unit (module docstring).
+
+    Class attributes a unit sets: :attr:`name`, :attr:`title`, :attr:`channels`,
+    :attr:`parameters`, :attr:`initial_conditions`, :attr:`events`, :attr:`clock_events`,
+    :attr:`trajectory_channels`, :attr:`load_channels`, :attr:`energy_channels`.
+    """
+
+    #: registry name (the scenario's ``unit`` key)
+    name: str = ""
+    #: what it is, for reports
+    title: str = ""
+    #: every output channel, by name
+    channels: Mapping[str, Channel] = {}
+    #: forward-model parameters a reconstruction may fit, name -> SI unit (the initial
+    #: conditions first)
+    parameters: Mapping[str, str] = {}
+    #: the relative state at the start of the simulation
+    initial_conditions: tuple[str, ...] = ()
+    #: event names, in the column order of the runner's event array
+    events: tuple[str, ...] = ()
+    #: ``(telemetry flag, event)``: the flag's first rising edge marks the event; in order of
+    #: preference for aligning a record's clock with the simulation
+    clock_events: tuple[tuple[str, str], ...] = ()
+    #: the flags of first contact and of capture (what a fitted span counts from)
+    contact_flag: str = "contact"
+    capture_flag: str = "capture"
+    #: histories of a reconstruction's trajectory file
+    trajectory_channels: tuple[str, ...] = ()
+    #: histories :meth:`loads` and :meth:`energy` need
+    load_channels: tuple[str, ...] = ()
+    energy_channels: tuple[str, ...] = ()
+    #: what a report shows of a reconstruction: the key loads and energies
+    #: ``(section "loads" | "energy", quantity, label)``; the absorber histories as
+    #: ``(caption, panel rows of (channel, label))``; the absorber hysteresis loops
+    #: ``(load channel, its label, deflection channel, its label)``
+    summary_quantities: tuple[tuple[str, str, str], ...] = ()
+    absorber_figure: tuple[str, tuple[tuple[tuple[str, str], ...], ...]] | None = None
+    absorber_loops: tuple[tuple[str, str, str, str], ...] = ()
+
+    # -- scenario and kernel -----------------------------------------------------------------
+    @abc.abstractmethod
+    def scenario(self, table: Mapping[str, Any]) -> Any:
+        """The unit's scenario from a scenario table (SI, without the ``unit`` key)."""
+
+    @abc.abstractmethod
+    def batch(self, scenario: Any, parameters: Sequence[str], channels: Sequence[str], *,
+              rate: float | None = None, duration: float | None = None,
+              t_pre: float = 0.0) -> BatchRunner:
+        """A batch runner of ``scenario`` for ``parameters`` (columns of ``theta``) giving
+        ``channels`` at ``rate`` [Hz] for at most ``duration`` [s], with ``t_pre`` [s] of
+        free flight before the start plane."""
+
+    @abc.abstractmethod
+    def output_rate(self, scenario: Any) -> float:
+        """The scenario's own output rate [Hz]."""
+
+    @abc.abstractmethod
+    def simulate(self, scenario: Any, initial: Mapping[str, float] | None = None, *,
+                 rate: float | None = None, duration: float | None = None) -> Any:
+        """One simulation from ``initial`` (:attr:`initial_conditions` by name, SI; None: the
+        scenario's own). Returns an object with ``t`` [s], ``channels`` ({name: array}),
+        ``events`` ({name: time or None}), ``to_frame()`` (the telemetry and history
+        columns as a DataFrame with ``t``) and ``event_list()``. Raises
+        :class:`models.errors.SimulationError` when the kernel stops."""
+
+    @abc.abstractmethod
+    def preset(self, name: str) -> Any:
+        """The path of a shipped scenario (``"reference"``: the unit's reference docking)."""
+
+    def initial(self, table: Mapping[str, Any]) -> dict[str, float]:
+        """Initial conditions from a table (every name of :attr:`initial_conditions`, SI);
+        unknown, missing or non-numeric entries are an :class:`InputError` naming the key."""
+        for k in table:
+            if k not in self.initial_conditions:
+                raise InputError(f"unknown key (expected one of: "
+                                 f"{', '.join(sorted(self.initial_conditions))})", key=k)
+        out = {}
+        for k in self.initial_conditions:
+            if k not in table:
+                raise InputError("missing", key=k)
+            v = table[k]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
+                raise InputError(f"expected a finite number, got {v!r}", key=k)
+            out[k] = float(v)
+        return out
+
+    def benchmark(self, scenario: Any, *, repeats: int = 5, batch: int = 16) -> dict:
+        """Speed figures of the unit's kernel on ``scenario`` (timing only)."""
+        raise NotImplementedError(f"the {self.title} has no benchmark")
+
+    # -- what it produces --------------------------------------------------------------------
+    @property
+    def sensor_channels(self) -> tuple[str, ...]:
+        """Channels a flight records."""
+        return tuple(n for n, c in self.channels.items() if c.sensor)
+
+    def event_column(self, event: str) -> int:
+        """Column of ``event`` in the runner's event array."""
+        return self.events.index(event)
+
+    @abc.abstractmethod
+    def loads(self, histories: Mapping[str, np.ndarray]
+              ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Peak loads of each row of ``histories`` ({channel: (n, n_t)}, NaN after a row's
+        end): ``({quantity: (n,)}, {quantity: SI unit})``."""
+
+    @abc.abstractmethod
+    def energy(self, histories: Mapping[str, np.ndarray]
+               ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Energy ledger of each row of ``histories`` at the end of its span."""
+
+    # -- reconstruction ----------------------------------------------------------------------
+    @abc.abstractmethod
+    def first_guess(self, problem: Any) -> np.ndarray:
+        """An analytic first guess of ``problem``'s free parameters from its telemetry (the
+        problem is a :class:`recon.problem.ReconstructionProblem`; a unit uses it through its
+        public methods only)."""
+
+
+#: name -> "module:attribute" of the unit instance
+_REGISTRY: dict[str, str] = {"probe_cone": "models.probe_cone.unit:UNIT"}
+_LOADED: dict[str, DockingUnit] = {}
+
+
+def register_unit(name: str, target: str) -> None:
+    """Register a unit: ``target`` is ``"package.module:ATTRIBUTE"`` of its instance."""
+    _REGISTRY[name] = target
+    _LOADED.pop(name, None)
+    _ALL.clear()
+
+
+def unit_names() -> tuple[str, ...]:
+    """Names of the registered units."""
+    return tuple(_REGISTRY)
+
+
+def get_unit(name: str, *, key: str | None = "unit") -> DockingUnit:
+    """The unit registered as ``name``; an :class:`InputError` naming ``key`` when there is
+    none."""
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise InputError(f"unknown docking unit {name!r} (known: {', '.join(_REGISTRY)})",
+                         key=key)
+    if name not in _LOADED:
+        module, attr = _REGISTRY[name].split(":")
+        _LOADED[name] = getattr(importlib.import_module(module), attr)
+    return _LOADED[name]
+
+
+_ALL: dict[str, Channel] = {}
+
+
+def all_channels() -> dict[str, Channel]:
+    """Every channel of every registered unit (the first unit's definition of a name wins;
+    units that share a name give it the same unit and kind)."""
+    if not _ALL:
+        for name in _REGISTRY:
+            for c, spec in get_unit(name).channels.items():
+                _ALL.setdefault(c, spec)
+    return dict(_ALL)
