@@ -338,7 +338,7 @@ def main(argv=None) -> int:
                                                    args.records)
             t0 = time.time()
 
-            # --mcmc-below-ess: the engine's hybrid rule (recon.pipeline,
+            # --mcmc-below-ess: the engine's hybrid rule (recon.reconstruct,
             # ReconstructSettings.mcmc_below_ess), importance sampling then emcee in one run
             hybrid = args.mcmc_below_ess is not None and not args.mcmc
             reconstruct_flight(telemetry, preset_path("reference"), work / name,

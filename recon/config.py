@@ -38,9 +38,9 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     mcmc_below_ess = 100     # optional: emcee only when the importance sampling's effective
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
-                             #   (recon.pipeline.gof_limit); default 2
+                             #   (recon.engines.gof_limit); default 2
 
-    [sampler]                # see recon.sample.SamplerSettings
+    [sampler]                # see recon.engines.SamplerSettings
     walkers = 32
 
 ``rel_pos_x`` (the axial position at the start of the simulation) and ``clock_offset`` are
@@ -64,9 +64,9 @@ from models.errors import InputError
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.io import load_toml
 from recon.observation import ObservationModel
-from recon.pipeline import ReconstructSettings
+from recon.engines import SamplerSettings
 from recon.problem import ParameterSpace
-from recon.sample import SamplerSettings
+from recon.reconstruct import ReconstructSettings
 from recon.span import choose_span, first_edge
 
 __all__ = ["RUN_TABLES", "RunConfig", "load_scenario"]

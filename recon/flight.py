@@ -39,9 +39,9 @@ from models.unit import DockingUnit
 from recon.config import RunConfig, load_scenario
 from recon.forward import UnitForward
 from recon.io import load_toml
-from recon.pipeline import reconstruct
 from recon.problem import ReconstructionProblem
-from recon.result import ReconstructionResult
+from recon.reconstruct import reconstruct
+from recon.result import Result
 from recon.search import screened_starts
 from recon.telemetry import load_telemetry
 
@@ -123,7 +123,7 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
 
 
 def unit_outputs(problem: ReconstructionProblem, unit: DockingUnit) -> dict[str, Any]:
-    """The ``loads``, ``energy`` and ``trajectory`` functions of :func:`recon.pipeline.
+    """The ``loads``, ``energy`` and ``trajectory`` functions of :func:`recon.reconstruct.
     reconstruct` for a problem over a unit's forward model: the unit's histories of each
     posterior draw from the start plane to the end of its fitted span, its loads and energy
     from them."""
@@ -149,7 +149,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                        resume: bool = False, mcmc: bool = True, starts: int | None = None,
                        max_nfev: int | None = None, mcmc_below_ess: float | None = None,
                        unit: DockingUnit | None = None,
-                       progress=None) -> ReconstructionResult:
+                       progress=None) -> Result:
     """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
     flight = flight_problem(telemetry, scenario, config=config, unit=unit, walkers=walkers,
                             steps=steps, mcmc=mcmc, starts=starts, max_nfev=max_nfev,
@@ -163,7 +163,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
 
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
-        # an implausible best fit (recon.pipeline.gof_limit): screen again with other seeds.
+        # an implausible best fit (recon.engines.gof_limit): screen again with other seeds.
         # The shipped misaligned flight at seed 0 needs it: its first screen's polish ends at
         # cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
         first_guess=screen, search_again=screen,

@@ -1,49 +1,155 @@
-"""Result of a reconstruction: parameter summaries, identifiability, and the result directory.
+"""The one result type of every fit in the project, its parameter summaries and its files.
 
-DIR/result.json::
+Every engine (:mod:`recon.engines`) takes a problem and a :class:`Result` and returns the
+result with its own part added, so a fit reads as a short chain of engines (a reconstruction:
+:func:`recon.reconstruct.reconstruct`; the ground-test identifications:
+:mod:`recon.identify`). A result is written as one JSON document, the same schema for every
+kind (``result.json`` of a reconstruction or rig identification, ``OUT.json`` of a hysteresis
+identification)::
 
-    {"kind": "reconstruction",
+    {"kind": "reconstruction" | "hysteresis_fit" | "rig" | ...,
      "status": "ok" | "implausible" | "failed", "status_reason": "...",
      "parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
                            "prior", "stderr"}},
-     "diagnostics": {...}, "identifiability": {...}, "loads": {...}, "energy": {...},
+     "diagnostics": {...},        # one entry per engine that ran: "optimizer", "search",
+                                  # "laplace", "importance", "mcmc"; "method": which one
+                                  # gave the intervals
      "settings": {...}, "versions": {...}, "seed": N,
-     "events": [...], "trajectory": {...}}      # when the forward model gives histories
+     ...}                         # the kind's own sections (a reconstruction: identifiability,
+                                  # loads, energy, events, trajectory)
 
-DIR/chains.h5 (emcee HDF5 backend, one group per ensemble), DIR/fit.parquet (telemetry,
-best-fit model and 95 % posterior predictive band per channel) and DIR/trajectory.parquet
-(reconstructed histories at the MAP with 68 / 95 % posterior bands; layout, ``events`` and
-``trajectory`` in :mod:`recon.trajectory`). ``result.json`` is written last: a directory is
-complete exactly when it has one.
+beside the tables the result holds (:attr:`Result.tables`: ``fit.parquet``,
+``trajectory.parquet``, ``fitted.parquet``, ...) and the posterior as ArviZ InferenceData
+(``posterior.nc``, when a posterior was sampled). The JSON document is written last: a result
+directory is complete exactly when it has one.
 
-``status`` says whether the result is a reconstruction: ``ok``; ``implausible`` (the best fit's
-cost exceeds what a correct fit of that many residuals plausibly has,
-:func:`recon.pipeline.gof_limit`: the intervals describe the best fit found, not the flight;
-no MCMC is run); ``failed`` (no finite likelihood anywhere the search went, or no posterior
-draw: no intervals, ``median`` / ``ci68`` / ``ci95`` null, no fit or trajectory file).
-``dockrecon reconstruct`` exits with 0, 3 and 4 for them.
+``status`` says whether the result is an answer: ``ok``; ``implausible`` (the best fit's cost
+exceeds what a correct fit of that many residuals plausibly has,
+:func:`recon.engines.gof_limit`: the intervals describe the best fit found, not the data's
+source); ``failed`` (no finite likelihood anywhere the search went, or no posterior draw: no
+intervals, ``median`` / ``ci68`` / ``ci95`` null). ``dockrecon reconstruct`` exits with 0, 3
+and 4 for them.
 
-Intervals are central (equal-tailed) posterior quantiles. Without MCMC (``--no-mcmc``) they are
-the Laplace approximation at the optimum (Gaussian with the inverse Gauss-Newton Hessian,
-clipped to the bounds), and ``diagnostics.method`` says so.
+Intervals are central (equal-tailed) posterior quantiles of the posterior the last sampling
+engine produced (``diagnostics.method``: ``laplace``, ``importance`` or ``mcmc``).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from recon.io import versions, write_json, write_table
-from recon.problem import ParameterSpace, ReconstructionProblem
+from recon.problem import ParameterSpace
 
-__all__ = ["Identifiability", "ReconstructionResult", "summarize", "identifiability",
-           "laplace_samples", "importance_samples", "fit_table", "summarize_derived", "write_result"]
+__all__ = ["Result", "Posterior", "Start", "Identifiability", "summarize", "identifiability",
+           "summarize_derived", "write_result"]
 
-_Z68, _Z95 = 0.9944578832097535, 1.959963984540054  # normal quantiles of 0.84, 0.975
+
+@dataclasses.dataclass(frozen=True)
+class Start:
+    """One least-squares run: start point, end point [SI], cost = 0.5 sum r^2, status."""
+
+    x0: np.ndarray
+    x: np.ndarray
+    cost: float
+    success: bool
+    message: str
+    nfev: int
+    origin: str  # "first_guess", "lhs", "search k", "importance"
+
+
+@dataclasses.dataclass(frozen=True)
+class Posterior:
+    """Equally weighted posterior draws of the free parameters.
+
+    Attributes
+    ----------
+    method
+        The engine that made them: ``"laplace"``, ``"importance"`` or ``"mcmc"``.
+    samples
+        ``(N, d)`` draws [SI].
+    stderr
+        ``(d,)`` posterior standard deviations [SI].
+    x_map
+        ``(d,)`` the most probable point found [SI].
+    chains
+        ``(chains, draws, d)`` the sampler's own chains when it has them (MCMC, after
+        burn-in), else None: what ``posterior.nc`` holds.
+    """
+
+    method: str
+    samples: np.ndarray
+    stderr: np.ndarray
+    x_map: np.ndarray
+    chains: np.ndarray | None = None
+    log_prob: np.ndarray | None = None
+
+
+@dataclasses.dataclass
+class Result:
+    """The result of a fit (module docstring).
+
+    The written part: :attr:`kind`, :attr:`status`, :attr:`status_reason`,
+    :attr:`parameters`, :attr:`diagnostics`, :attr:`settings`, :attr:`seed`,
+    :attr:`versions`, the kind's :attr:`sections` and the :attr:`tables`. The engines' working
+    state, not written: :attr:`starts` (every least-squares run), :attr:`x_opt` and
+    :attr:`jacobian` (the optimum and its whitened Jacobian with the prior rows),
+    :attr:`posterior` (the current one) and :attr:`posteriors` (every one made, by method).
+    """
+
+    kind: str
+    names: tuple[str, ...] = ()
+    status: str = "ok"
+    status_reason: str = ""
+    parameters: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    diagnostics: dict[str, Any] = dataclasses.field(default_factory=dict)
+    settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int | None = None
+    versions: dict[str, str] = dataclasses.field(default_factory=versions)
+    sections: dict[str, Any] = dataclasses.field(default_factory=dict)
+    tables: dict[str, tuple[Any, Mapping[str, str]]] = dataclasses.field(default_factory=dict)
+    starts: list[Start] = dataclasses.field(default_factory=list)
+    x_opt: np.ndarray | None = None
+    jacobian: np.ndarray | None = None
+    posterior: Posterior | None = None
+    posteriors: dict[str, Posterior] = dataclasses.field(default_factory=dict)
+
+    # -- engine state ------------------------------------------------------------------------
+    @property
+    def best(self) -> Start:
+        """The least-squares run with the lowest cost."""
+        return min(self.starts, key=lambda s: s.cost)
+
+    def set_posterior(self, posterior: Posterior) -> None:
+        """Make ``posterior`` the current one (and remember it by its method)."""
+        self.posterior = posterior
+        self.posteriors[posterior.method] = posterior
+        self.diagnostics["method"] = posterior.method
+
+    def fail(self, reason: str) -> "Result":
+        """Mark the result failed (no posterior), with ``reason``."""
+        self.status, self.status_reason = "failed", reason
+        self.diagnostics["method"] = "none"
+        return self
+
+    # -- files -------------------------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        sections = self.__dict__.get("sections")
+        if sections is not None and name in sections:
+            return sections[name]
+        raise AttributeError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"kind": self.kind, "status": self.status, "status_reason": self.status_reason,
+             "parameters": self.parameters, "diagnostics": self.diagnostics}
+        d.update(self.sections)
+        d.update({"settings": self.settings, "versions": self.versions, "seed": self.seed})
+        return d
 
 
 def _q(x: np.ndarray, level: float) -> list[float]:
@@ -136,179 +242,18 @@ def identifiability(space: ParameterSpace, samples: np.ndarray, jac: np.ndarray,
     return Identifiability(space.free_names, corr, F, fsd, ev, ratio, flagged, threshold)
 
 
-def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n: int,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Draws of the Laplace approximation N(x, (J^T J)^+) clipped to the bounds, and the
-    standard errors; ``jac_all`` includes the prior residual rows."""
-    cov = np.linalg.pinv(jac_all.T @ jac_all)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    draws = rng.multivariate_normal(x, cov, size=n, method="eigh")
-    return np.clip(draws, space.lower, space.upper), se
-
-
-class _MixtureT:
-    """Mixture of multivariate Student-t densities (shared ``df``), for importance sampling."""
-
-    def __init__(self, means, covs, alphas, df: float) -> None:
-        self.df = float(df)
-        self.means = [np.asarray(m, float) for m in means]
-        self.alphas = np.asarray(alphas, float) / np.sum(alphas)
-        self.roots, self.precs, self.logdets = [], [], []
-        for c in covs:
-            c = 0.5 * (np.asarray(c, float) + np.asarray(c, float).T)
-            w, v = np.linalg.eigh(c)
-            w = np.clip(w, 1e-300, None)
-            self.roots.append(v * np.sqrt(w)[None, :])
-            self.precs.append((v / w[None, :]) @ v.T)
-            self.logdets.append(float(np.sum(np.log(w))))
-
-    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        d = self.means[0].size
-        k = rng.choice(len(self.means), size=n, p=self.alphas)
-        z = rng.standard_normal((n, d))
-        u = rng.chisquare(self.df, n) / self.df
-        out = np.empty((n, d))
-        for j in range(len(self.means)):
-            m = k == j
-            out[m] = self.means[j][None, :] + (z[m] @ self.roots[j].T) / np.sqrt(u[m])[:, None]
-        return out
-
-    def component_logpdf(self, x: np.ndarray) -> np.ndarray:
-        """``(n, K)`` log densities of each component (normalized)."""
-        from scipy.special import gammaln
-
-        n, d = x.shape
-        nu = self.df
-        const = gammaln(0.5 * (nu + d)) - gammaln(0.5 * nu) - 0.5 * d * np.log(nu * np.pi)
-        out = np.empty((n, len(self.means)))
-        for j, (m, p, ld) in enumerate(zip(self.means, self.precs, self.logdets)):
-            dev = x - m[None, :]
-            maha = np.einsum("ij,jk,ik->i", dev, p, dev)
-            out[:, j] = const - 0.5 * ld - 0.5 * (nu + d) * np.log1p(maha / nu)
-        return out
-
-    def logpdf(self, x: np.ndarray) -> np.ndarray:
-        from scipy.special import logsumexp
-
-        return logsumexp(self.component_logpdf(x) + np.log(self.alphas)[None, :], axis=1)
-
-
-def importance_samples(problem: ReconstructionProblem, x: np.ndarray | Sequence[np.ndarray],
-                       jac_all: np.ndarray | Sequence[np.ndarray], n: int,
-                       rng: np.random.Generator, *, n_out: int = 4000, df: float = 4.0,
-                       inflate: float = 1.5, rounds: int = 4
-                       ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-    """Posterior draws by adaptive importance sampling over one or several modes.
-
-    The first proposal is a mixture of multivariate Student t (``df`` degrees of freedom), one
-    component per mode ``x[k]`` with scale ``inflate^2 (J_k^T J_k)^+`` (``jac_all[k]``
-    includes the prior rows). Each of ``rounds`` rounds draws ``n / rounds`` points, weights
-    them by posterior / proposal, and refits every component's centre, scale and mixture
-    weight to the weighted draws it is responsible for (population Monte Carlo; the new scale
-    is the weighted covariance plus 10 % of the previous one; a component with fewer than
-    ``ndim + 2`` effective draws moves to its heaviest draw and shrinks to 0.3 of its
-    variance instead, which zooms in on a posterior much narrower than the Laplace scale). All draws are then weighted
-    against the average of the proposals used (the deterministic-mixture weights of adaptive
-    multiple importance sampling) and ``n_out`` are resampled (systematic resampling).
-
-    Why: the probe-cone posterior is neither one mode nor a Gaussian. The cost is a bowl with a
-    roughness of a few units on top (events snap to the integration step) and, in roll,
-    separate modes about 2.6 deg apart whose costs differ by less than one unit (the latches
-    can enter their slots against either wall): on the nominal shipped flight the optimizer's
-    best start (roll -2.6 deg, cost 341.2) and the truth's own mode (roll +0.5 deg, cost
-    340.9) are both there, at a Laplace Mahalanobis distance of 50. Plain Laplace draws at the
-    best start exclude the truth; an MCMC started there does not find the other modes either.
-
-    Returns
-    -------
-    samples : ndarray (n_out, ndim)
-    stderr : ndarray (ndim,)
-        Weighted standard deviations.
-    info : dict
-        ``n_proposal``, ``ess`` (Kish effective sample size of the weights), ``ess_fraction``,
-        ``df``, ``inflate``, ``finite``, ``modes`` (count), ``mode_weights`` (posterior
-        mass of each mode: the share of the final weights its component accounts for),
-        ``best_draw`` and ``best_log_prob`` (the most probable proposal draw).
-    """
-    xs = [np.asarray(x, float)] if np.ndim(x) == 1 else [np.asarray(v, float) for v in x]
-    js = [jac_all] if np.ndim(jac_all) == 2 else list(jac_all)
-    covs = [np.linalg.pinv(j.T @ j) * inflate ** 2 for j in js]
-    mix = _MixtureT(xs, covs, np.ones(len(xs)), df)
-    rounds = max(1, int(rounds))
-    per = max(1, n // rounds)
-    all_x, all_lp, mixes, counts = [], [], [], []
-    for r in range(rounds):
-        xr = mix.sample(per, rng)
-        lp = problem.log_probability(xr)
-        all_x.append(xr)
-        all_lp.append(lp)
-        mixes.append(mix)
-        counts.append(per)
-        if r == rounds - 1:
-            break
-        # refit each component to the draws it is responsible for
-        lq = mix.logpdf(xr)
-        lw = np.where(np.isfinite(lp), lp - lq, -np.inf)
-        if not np.isfinite(lw).any():
-            continue
-        w = np.exp(lw - lw[np.isfinite(lw)].max())
-        comp = mix.component_logpdf(xr) + np.log(mix.alphas)[None, :]
-        resp = np.exp(comp - lq[:, None])
-        means, cvs, alphas = [], [], []
-        for j in range(len(xs)):
-            wj = w * resp[:, j]
-            sw = wj.sum()
-            if sw <= 0:
-                means.append(mix.means[j])
-                cvs.append(covs[j])
-                alphas.append(mix.alphas[j])
-                continue
-            if (sw * sw / np.sum(wj * wj)) < xr.shape[1] + 2:
-                # too few effective draws to refit: the posterior is narrower than this
-                # component (or off its centre). Zoom in: centre on its heaviest draw,
-                # shrink the scale to 0.3 of the variance.
-                means.append(xr[int(np.argmax(wj))])
-                cvs.append(0.3 * covs[j])
-                alphas.append(max(sw, 1e-3 * w.sum()))
-                continue
-            mj = wj @ xr / sw
-            dev = xr - mj[None, :]
-            cj = (wj[:, None] * dev).T @ dev / sw
-            means.append(mj)
-            cvs.append(cj + 0.1 * covs[j])
-            alphas.append(max(sw, 1e-3 * w.sum()))
-        covs = cvs
-        mix = _MixtureT(means, cvs, alphas, df)
-    draws = np.vstack(all_x)
-    log_p = np.concatenate(all_lp)
-    from scipy.special import logsumexp
-
-    frac = np.log(np.asarray(counts, float) / sum(counts))
-    log_q = logsumexp(np.column_stack([m.logpdf(draws) for m in mixes]) + frac[None, :],
-                      axis=1)
-    log_w = np.where(np.isfinite(log_p), log_p - log_q, -np.inf)
-    finite = np.isfinite(log_w)
-    if not finite.any():
-        raise RuntimeError("importance sampling: no proposal draw has a finite posterior")
-    w = np.exp(log_w - log_w[finite].max())
-    w /= w.sum()
-    ess = float(1.0 / np.sum(w * w))
-    pos = (rng.random() + np.arange(n_out)) / n_out
-    idx = np.minimum(np.searchsorted(np.cumsum(w), pos), draws.shape[0] - 1)
-    samples = draws[idx]
-    mean = w @ draws
-    stderr = np.sqrt(np.clip(w @ (draws - mean) ** 2, 0.0, None))
-    # posterior share of each mode: responsibilities under the first proposal's components
-    resp0 = mixes[0].component_logpdf(draws) + np.log(mixes[0].alphas)[None, :]
-    owner = np.argmax(resp0, axis=1)
-    shares = [float(w[owner == j].sum()) for j in range(len(xs))]
-    ib = int(np.argmax(np.where(np.isfinite(log_p), log_p, -np.inf)))
-    info = {"best_draw": draws[ib], "best_log_prob": float(log_p[ib]),
-            "n_proposal": int(draws.shape[0]), "ess": ess,
-            "ess_fraction": ess / draws.shape[0], "df": df, "inflate": inflate,
-            "rounds": rounds, "finite": int(finite.sum()), "modes": len(xs),
-            "mode_weights": shares}
-    return samples, stderr, info
+def summarize_parameters(space: ParameterSpace, result: Result) -> Result:
+    """Fill ``result.parameters`` from its current posterior (and, beside another posterior,
+    ``diagnostics.laplace``: the Laplace intervals at the optimum, for comparison)."""
+    post = result.posterior
+    result.parameters = summarize(space, post.samples, post.x_map, post.stderr)
+    lap = result.posteriors.get("laplace")
+    if post.method != "laplace" and lap is not None:
+        lp_sum = summarize(space, lap.samples, lap.x_map, lap.stderr)
+        result.diagnostics["laplace"] = {n: {k: v[k] for k in ("median", "ci68", "ci95")}
+                                         for n, v in lp_sum.items()
+                                         if v["prior"].get("kind") != "fixed"}
+    return result
 
 
 def summarize_derived(values: Mapping[str, np.ndarray], units: Mapping[str, str],
@@ -326,95 +271,12 @@ def summarize_derived(values: Mapping[str, np.ndarray], units: Mapping[str, str]
     return out
 
 
-def fit_table(problem: ReconstructionProblem, x_map: np.ndarray, draws: np.ndarray,
-              rng: np.random.Generator) -> tuple[Any, dict[str, str]]:
-    """Telemetry, best-fit model and 95 % posterior predictive band per channel.
-
-    Rows: the whole record; ``fitted`` is 1 inside the fitted span (:mod:`recon.span`), 0
-    outside, where the model columns are NaN (the model was not compared with those samples).
-    Columns: ``t``, ``fitted``; per channel ``NAME`` (telemetry), ``NAME_fit`` (noise-free
-    model at the MAP), ``NAME_lo`` / ``NAME_hi`` (2.5 / 97.5 % of model + sensor noise over
-    ``draws``). NaN where the channel has no sample. Binary channels: the band is the range
-    of the flag.
-    """
-    import pandas as pd
-
-    from recon.telemetry import known_channels
-
-    tel = problem.telemetry
-    record = problem.record
-    t = np.asarray(record.t, float)
-    rows = np.searchsorted(t, np.asarray(tel.t, float))  # the span's rows in the record
-    best = problem.predict(x_map)
-    band = problem.predict(draws) if len(draws) else {}
-    fitted = np.zeros(t.size)
-    fitted[rows] = 1.0
-    channel_units = known_channels()
-    cols: dict[str, np.ndarray] = {"t": t, "fitted": fitted}
-    units = {"t": "s", "fitted": ""}
-    for c in problem.observation.channels:
-        name = c.name
-        mask = rows[np.isfinite(np.asarray(tel.channels[name], float))]
-        cols[name] = np.asarray(record.channels[name], float)
-        unit = channel_units.get(name, "")
-        for suffix, vals in (("fit", best[name][0]),):
-            col = np.full(t.size, np.nan)
-            col[mask] = vals
-            cols[f"{name}_{suffix}"] = col
-        if band:
-            pred = band[name]
-            if not c.binary:
-                pred = pred + rng.normal(0.0, c.sigma_eff, pred.shape)
-            lo, hi = np.nanquantile(pred, [0.025, 0.975], axis=0)
-            for suffix, vals in (("lo", lo), ("hi", hi)):
-                col = np.full(t.size, np.nan)
-                col[mask] = vals
-                cols[f"{name}_{suffix}"] = col
-        for suffix in ("", "_fit", "_lo", "_hi"):
-            if unit:
-                units[f"{name}{suffix}"] = unit
-    return pd.DataFrame(cols), units
-
-
-@dataclasses.dataclass
-class ReconstructionResult:
-    """Everything result.json holds (see the module docstring)."""
-
-    parameters: dict[str, dict[str, Any]]
-    diagnostics: dict[str, Any]
-    identifiability: dict[str, Any]
-    loads: dict[str, Any]
-    energy: dict[str, Any]
-    settings: dict[str, Any]
-    seed: int | None
-    versions: dict[str, str] = dataclasses.field(default_factory=versions)
-    events: list[dict[str, Any]] | None = None
-    trajectory: dict[str, Any] | None = None
-    status: str = "ok"
-    status_reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {"kind": "reconstruction", "status": self.status,
-             "status_reason": self.status_reason, "parameters": self.parameters,
-             "diagnostics": self.diagnostics, "identifiability": self.identifiability,
-             "loads": self.loads, "energy": self.energy, "settings": self.settings,
-             "versions": self.versions, "seed": self.seed}
-        if self.events is not None:
-            d["events"] = self.events
-        if self.trajectory is not None:
-            d["trajectory"] = self.trajectory
-        return d
-
-
-def write_result(directory: str | os.PathLike, result: ReconstructionResult,
-                 fit: tuple[Any, Mapping[str, str]] | None = None,
-                 trajectory: tuple[Any, Mapping[str, str]] | None = None) -> Path:
-    """Write fit.parquet and trajectory.parquet (if given), then result.json last, all
-    atomically."""
+def write_result(directory: str | os.PathLike, result: Result, *,
+                 name: str = "result.json") -> Path:
+    """Write ``result``'s tables into ``directory``, then its JSON document ``name`` last,
+    all atomically."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    for table, name in ((fit, "fit.parquet"), (trajectory, "trajectory.parquet")):
-        if table is not None:
-            frame, units = table
-            write_table(frame, directory / name, units)
-    return write_json(result.to_dict(), directory / "result.json")
+    for fname, (frame, units) in result.tables.items():
+        write_table(frame, directory / fname, units)
+    return write_json(result.to_dict(), directory / name)

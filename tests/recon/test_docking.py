@@ -254,7 +254,7 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     ``benchmarks/flights_docking.py``, not asserted here.
     """
     from recon.flight import reconstruct_flight
-    from recon.optimize import multistart
+    from recon.engines import multistart
 
     truth = json.loads((FLIGHTS / f"{flight}.truth.json").read_text())["parameters"]
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
@@ -264,7 +264,8 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     prob = _problem(flight)
     xt = np.array([truth[n] for n in prob.names])
     r = prob.least_squares_residuals(xt)
-    at_truth = multistart(prob, 0, first_guess=xt, max_nfev=100, diff_step=1e-2).best.cost
+    at_truth = min(s.cost for s in multistart(prob, 0, first_guess=xt, max_nfev=100,
+                                              diff_step=1e-2))
     best = res.diagnostics["optimizer"]["best_cost"]
     assert best <= at_truth + 1.0 and 0.5 * r @ r - best < 16.4
     lo, hi = out["rel_vel_x"]["ci68"]

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from recon.io import read_table
-from recon.pipeline import ReconstructSettings, reconstruct
-from recon.sample import SamplerSettings
+from recon.reconstruct import ReconstructSettings, reconstruct
+from recon.engines import SamplerSettings
 from tests.recon._toy import (OSC_TRUTH, linear_posterior, linear_problem, oscillator_problem)
 
 QUICK = ReconstructSettings(starts=3, sampler=SamplerSettings(
@@ -185,7 +185,7 @@ def test_implausible_fit_triggers_another_search(tmp_path, caplog):
     import dataclasses
     import logging
 
-    from recon.pipeline import gof_limit
+    from recon.engines import gof_limit
 
     prob, _, A, y = linear_problem()
     mean, _ = linear_posterior(A, y)
@@ -241,8 +241,8 @@ def test_failed_reconstruction_writes_its_status_and_no_intervals(tmp_path):
 
 
 def test_find_modes_keeps_distinct_optima_and_merges_duplicates():
-    from recon.optimize import OptimizeResult, Start, jacobian
-    from recon.pipeline import find_modes
+    from recon.engines import find_modes, jacobian
+    from recon.result import Result, Start
 
     prob, _, A, y = linear_problem()
     mean, cov = linear_posterior(A, y)
@@ -257,9 +257,9 @@ def test_find_modes_keeps_distinct_optima_and_merges_duplicates():
     far = mean + 20 * sd                 # outside the 99.9 % ellipsoid of the first
     near = mean + 0.5 * sd               # inside: the same mode
     worse = mean - 20 * sd               # distinct but 30 cost units worse: no mass
-    opt = OptimizeResult(prob.names, (st(mean, cost), st(near, cost + 0.1),
-                                      st(far, cost + 1.0), st(worse, cost + 30.0)), 0)
-    modes, jacs = find_modes(prob, opt, J, diff_step=1e-4)
+    res = Result("test", starts=[st(mean, cost), st(near, cost + 0.1), st(far, cost + 1.0),
+                                 st(worse, cost + 30.0)], jacobian=J)
+    modes, jacs = find_modes(prob, res, diff_step=1e-4)
     assert len(modes) == 2 and len(jacs) == 2
     np.testing.assert_allclose(modes[0], mean)
     np.testing.assert_allclose(modes[1], far)

@@ -1,5 +1,5 @@
-"""emcee engine: the analytic posterior of the linear-Gaussian model, R-hat, stop reasons, and
-resume after a kill."""
+"""MCMC engine: the analytic posterior of the linear-Gaussian model, ArviZ's R-hat, stop
+reasons, resume after a kill, and the posterior as InferenceData."""
 import subprocess
 import sys
 from pathlib import Path
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from models.errors import InputError
-from recon.sample import SamplerSettings, read_chains, run_ensembles, split_rhat
+from recon.engines.mcmc import (SamplerSettings, _arviz_stats, diagnose, read_chains,
+                                run_ensembles)
 from tests.recon._toy import linear_posterior, linear_problem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,8 +30,10 @@ def test_linear_gaussian_posterior_is_reproduced(tmp_path):
                          min_ess=1500)
     res = _run(prob, tmp_path / "c.h5", st, mean=mean)
     d = res.diagnostics
-    ess = d.ess
-    assert np.all(ess > 800), ess
+    ess = d.ess_bulk
+    # ArviZ's bulk ESS (walkers as chains) of 2 x 16 walkers x 1500 steps: 590-640 measured
+    # (its tail ESS is similar); the checks below scale with it
+    assert np.all(ess > 450) and np.all(d.ess_tail > 450), (ess, d.ess_tail)
     s = res.samples
     # Monte Carlo error of a mean: sd / sqrt(ESS); 5 of them (a 1-in-1e6 failure if right)
     assert np.all(np.abs(s.mean(0) - mean) < 5 * sd / np.sqrt(ess))
@@ -60,17 +63,25 @@ def test_stops_when_converged_or_at_step_limit(tmp_path):
     assert "tau" in res.diagnostics.reason
 
 
-def test_split_rhat_detects_disagreeing_ensembles():
+def test_rank_rhat_detects_disagreeing_ensembles():
+    # ArviZ's rank-normalised split R-hat over every walker as a chain
     rng = np.random.default_rng(0)
     ch = rng.standard_normal((4, 400, 8, 2))
-    # iid draws: R-hat - 1 ~ 1 / (number of samples per chain) -> < 1.005
-    assert np.all(split_rhat(ch) < 1.005)
+    rhat, bulk, tail = _arviz_stats(ch)
+    # iid draws: R-hat - 1 ~ 1 / (draws per chain) -> < 1.01; ESS near the 12 800 draws
+    assert np.all(rhat < 1.01) and np.all(bulk > 8000) and np.all(tail > 8000)
+    # R-hat compares ensembles (4 of them, each split in halves): walkers pooled
+    stuck_walker = ch.copy()
+    stuck_walker[0, :, 0, 1] += 1.0   # one walker of 32 one sd off: a small shift of its ensemble
+    assert _arviz_stats(stuck_walker)[0][1] < 1.05
     ch[0, :, :, 1] += 1.0  # one ensemble stuck one sd away
-    r = split_rhat(ch)
-    assert r[0] < 1.005 and r[1] > 1.1
+    r = _arviz_stats(ch)[0]
+    assert r[0] < 1.01 and r[1] > 1.05
     drift = ch.copy()
     drift[:, 200:, :, 0] += 1.0  # every ensemble shifts half way: split halves catch it
-    assert split_rhat(drift)[0] > 1.1
+    assert _arviz_stats(drift)[0][0] > 1.1
+    d = diagnose(drift, np.full((4, 8), 100), SamplerSettings())
+    assert not d.converged and "R-hat" in d.reason
 
 
 _KILLED = """

@@ -1,0 +1,25 @@
+"""Engines: each takes a problem and a :class:`recon.result.Result` and returns the result with
+its own part added, ``engine(problem, ..., result=None) -> Result``.
+
+* :func:`least_squares` -- multi-start bounded least squares, searched again while the best
+  fit is implausible (:mod:`recon.engines.least_squares`);
+* :func:`laplace` -- the Gaussian at the optimum (:mod:`recon.engines.laplace`);
+* :func:`importance` -- adaptive multi-mode importance sampling
+  (:mod:`recon.engines.importance`);
+* :func:`mcmc` -- emcee ensembles with HDF5 checkpoints and ArviZ diagnostics
+  (:mod:`recon.engines.mcmc`).
+
+A problem is anything with ``names``, ``space`` (:class:`recon.problem.ParameterSpace`),
+``n_residuals``, ``residuals(theta)``, ``least_squares_residuals(theta)`` and
+``log_probability(theta)`` (:class:`recon.problem.ReconstructionProblem`,
+:class:`recon.problem.ResidualProblem`).
+"""
+from recon.engines.importance import find_modes, importance, importance_samples
+from recon.engines.laplace import laplace, laplace_samples
+from recon.engines.least_squares import (GOF_SIGMAS, gof_limit, jacobian, least_squares,
+                                         multistart)
+from recon.engines.mcmc import MIN_START_ESS, SamplerSettings, mcmc, run_ensembles
+
+__all__ = ["least_squares", "multistart", "jacobian", "gof_limit", "GOF_SIGMAS", "laplace",
+           "laplace_samples", "importance", "importance_samples", "find_modes", "mcmc",
+           "run_ensembles", "SamplerSettings", "MIN_START_ESS"]

@@ -1,0 +1,218 @@
+"""Multi-start bounded least squares, searched again while the best fit is implausible.
+
+Starts are a seeded Latin hypercube over the priors (every prior marginal stratified), plus
+optional given starts (an analytic first guess, a screen's best draws; post-flight practice:
+event times and absorber strokes give the closing velocity and the lateral offset;
+docking-contact-models.md section 11). Every start is kept, so multi-modality stays visible.
+
+Each start runs :func:`scipy.optimize.least_squares` (trust-region reflective, bounds) on the
+whitened data residuals plus the prior residuals, in coordinates scaled by each prior's spread
+so the parameters are all of order one. The Jacobian is a central difference evaluated as
+*one batch* of ``2 n_free`` forward runs (so a batch kernel works in parallel); the step is
+``diff_step`` times the prior spread, or the parameter's own ``step``.
+
+A fit whose cost exceeds :func:`gof_limit` is implausible: twice the cost at a correct fit of
+``n`` whitened residuals is about chi-square with ``n`` degrees of freedom. With
+``search_again`` the engine runs further search rounds while that is so.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import numpy as np
+from scipy import optimize as _opt
+
+from recon.result import Result, Start
+
+__all__ = ["least_squares", "multistart", "jacobian", "gof_limit", "GOF_SIGMAS",
+           "optimizer_diagnostics"]
+
+log = logging.getLogger("dockrecon.engines")
+
+#: A fit whose cost exceeds ``n/2 + GOF_SIGMAS sqrt(n/2)`` (n whitened residuals; twice the
+#: cost is chi-square with about n degrees of freedom when the model fits) is implausible:
+#: the search missed the basin, or the model does not describe the data.
+GOF_SIGMAS = 6.0
+
+
+def gof_limit(n_residuals: int) -> float:
+    """The largest cost a correct fit of ``n_residuals`` whitened residuals plausibly has
+    (:data:`GOF_SIGMAS` standard deviations above the chi-square mean; at n = 647, a shipped
+    5-s flight, 431 where fits at the truth's basin give 340-360)."""
+    h = 0.5 * n_residuals
+    return float(h + GOF_SIGMAS * np.sqrt(h))
+
+
+def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4,
+             with_prior: bool = False) -> np.ndarray:
+    """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
+    ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
+    parameter's own ``step``, :meth:`~recon.problem.ParameterSpace.fd_steps`), made one-sided
+    at a bound."""
+    x = np.asarray(x, float)
+    sp = problem.space
+    h = sp.fd_steps(diff_step)
+    up = np.minimum(x + h, sp.upper)
+    dn = np.maximum(x - h, sp.lower)
+    n = x.size
+    batch = np.repeat(x[None, :], 2 * n, axis=0)
+    batch[np.arange(n), np.arange(n)] = up
+    batch[n + np.arange(n), np.arange(n)] = dn
+    r = problem.residuals(batch)
+    if with_prior:
+        pr = np.array([sp.prior_residuals(b) for b in batch])
+        r = np.concatenate([r, pr], axis=1)
+    r = np.where(np.isfinite(r), r, 1e3)
+    return ((r[:n] - r[n:]) / (up - dn)[:, None]).T
+
+
+def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
+               first_guess: np.ndarray | Callable | None = None,
+               max_nfev: int | None = None, diff_step: float = 1e-4, ftol: float = 1e-10,
+               xtol: float = 1e-10, gtol: float = 1e-10, pre_nfev: int | None = None,
+               pre_keep: int = 2, origin: str = "first_guess",
+               progress: Callable[[int, int], None] | None = None) -> list[Start]:
+    """Bounded least squares from ``n_starts`` Latin-hypercube starts (and given starts).
+
+    Parameters
+    ----------
+    problem
+        A problem with ``space``, ``residuals`` and ``least_squares_residuals``
+        (:class:`recon.problem.ReconstructionProblem` and the identification problems).
+    n_starts
+        Number of Latin-hypercube starts (seeded by ``seed``).
+    first_guess
+        Extra start(s) [SI]: one vector, a ``(k, ndim)`` array of starts, or a callable
+        ``first_guess(problem)`` returning either; clipped into the bounds. Their origin is
+        ``origin``.
+    max_nfev
+        Limit of residual evaluations per start (default: scipy's).
+    diff_step
+        Finite-difference step as a fraction of each prior's spread.
+    pre_nfev, pre_keep
+        Two-phase polish: every start first runs at most ``pre_nfev`` evaluations; only the
+        ``pre_keep`` lowest then continue, from where they stopped, up to ``max_nfev``. The
+        others are kept as they are (``message`` says so). Default: one phase.
+    progress
+        Called ``progress(done, total)`` after each start.
+
+    Returns
+    -------
+    list of Start
+        Every run, in the order of the starts.
+    """
+    sp = problem.space
+    rng = np.random.default_rng(seed)
+    x0s: list[tuple[np.ndarray, str]] = []
+    if first_guess is not None:
+        g = first_guess(problem) if callable(first_guess) else first_guess
+        for row in np.atleast_2d(np.asarray(g, float)):
+            x0s.append((np.clip(row, sp.lower, sp.upper), origin))
+    if n_starts > 0:
+        x0s += [(x, "lhs") for x in sp.latin_hypercube(n_starts, rng)]
+    scale = sp.prior_scale()
+    center = 0.5 * (sp.lower + sp.upper)
+    zl, zu = (sp.lower - center) / scale, (sp.upper - center) / scale
+
+    def fun(z):
+        return problem.least_squares_residuals(center + scale * z)
+
+    def jac(z):
+        x = np.clip(center + scale * z, sp.lower, sp.upper)
+        return jacobian(problem, x, diff_step=diff_step, with_prior=True) * scale[None, :]
+
+    def polish(z0, nfev):
+        z0 = np.clip(z0, zl, zu)
+        # least_squares needs a strictly feasible start
+        z0 = np.clip(z0, zl + 1e-9 * (zu - zl), zu - 1e-9 * (zu - zl))
+        return _opt.least_squares(fun, z0, jac=jac, bounds=(zl, zu), method="trf",
+                                  x_scale=1.0, ftol=ftol, xtol=xtol, gtol=gtol, max_nfev=nfev)
+
+    two_phase = pre_nfev is not None and len(x0s) > pre_keep
+    total = len(x0s) + (pre_keep if two_phase else 0)
+    done = 0
+    runs = []
+    for x0, orig in x0s:
+        res = polish((x0 - center) / scale, pre_nfev if two_phase else max_nfev)
+        runs.append([x0, orig, res, int(res.nfev), None])
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    if two_phase:
+        order = np.argsort([r[2].cost for r in runs], kind="stable")
+        for i in order[:pre_keep]:
+            res = polish(runs[i][2].x, max_nfev)
+            runs[i][2] = res
+            runs[i][3] += int(res.nfev)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        for i in order[pre_keep:]:
+            runs[i][4] = f"stopped after the first phase ({pre_nfev} evaluations)"
+    return [Start(x0=x0, x=center + scale * res.x, cost=float(res.cost),
+                  success=bool(res.success) and note is None,
+                  message=note or str(res.message), nfev=nfev, origin=orig)
+            for x0, orig, res, nfev, note in runs]
+
+
+def optimizer_diagnostics(problem, result: Result) -> dict:
+    """``diagnostics.optimizer`` of a result: every run's cost, success, origin and end point,
+    the best one, and how many residuals the cost sums."""
+    best = result.best
+    return {"best_cost": best.cost, "n_starts": len(result.starts),
+            "costs": [s.cost for s in result.starts],
+            "success": [s.success for s in result.starts],
+            "origins": [s.origin for s in result.starts],
+            "x": [s.x for s in result.starts], "best_x": best.x,
+            "n_residuals": problem.n_residuals}
+
+
+def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | None = 0,
+                  max_nfev: int | None = None, diff_step: float = 1e-4,
+                  pre_nfev: int | None = None, pre_keep: int = 2,
+                  search_again: Callable | None = None, retries: int = 0,
+                  origin: str = "first_guess",
+                  progress: Callable[[str, int, int], None] | None = None,
+                  result: Result | None = None, kind: str = "fit") -> Result:
+    """The least-squares engine: :func:`multistart`, then further search rounds while the
+    best cost exceeds :func:`gof_limit`.
+
+    ``search_again(problem, k)`` gives the starts of search round ``k`` = 1, 2, ... (another
+    seed of a global screen); at most ``retries`` rounds. Each round's runs are kept (origin
+    ``"search k"``). Adds to ``result`` (a new one of ``kind`` when None): the runs
+    (:attr:`~recon.result.Result.starts`), the optimum :attr:`~recon.result.Result.x_opt`,
+    ``diagnostics.optimizer`` and ``diagnostics.search`` (rounds, each round's best cost,
+    the limit, ``plausible``). When no run reached a finite likelihood the result is
+    ``failed``. ``progress(stage, done, total)`` gets stage ``"optimize"``.
+    """
+    if result is None:
+        result = Result(kind, names=tuple(problem.names))
+    cb = (lambda d, t: progress("optimize", d, t)) if progress else None
+    runs = multistart(problem, starts, seed=seed, first_guess=first_guess, max_nfev=max_nfev,
+                      diff_step=diff_step, pre_nfev=pre_nfev, pre_keep=pre_keep, origin=origin,
+                      progress=cb)
+    result.starts.extend(runs)
+    limit = gof_limit(problem.n_residuals)
+    round_best = [min(s.cost for s in runs)]
+    while (search_again is not None and result.best.cost > limit
+           and len(round_best) <= retries):
+        k = len(round_best)
+        log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
+                    "search round %d", result.best.cost, limit, problem.n_residuals, k + 1)
+        extra = multistart(problem, 0, first_guess=lambda prob: search_again(prob, k),
+                           max_nfev=max_nfev, diff_step=diff_step, pre_nfev=pre_nfev,
+                           pre_keep=pre_keep, origin=f"search {k + 1}")
+        result.starts.extend(extra)
+        round_best.append(min(s.cost for s in extra))
+    result.x_opt = np.asarray(result.best.x, float)
+    result.diagnostics["optimizer"] = optimizer_diagnostics(problem, result)
+    result.diagnostics["search"] = {"rounds": len(round_best), "round_best_cost": round_best,
+                                    "gof_limit": limit,
+                                    "plausible": bool(result.best.cost <= limit)}
+    if not np.isfinite(problem.log_probability(result.x_opt[None, :])[0]):
+        result.diagnostics["search"]["plausible"] = False
+        result.fail("the forward model failed, or the parameters left the prior, at every "
+                    "point the search reached: no parameter vector gave a finite likelihood "
+                    "(check the scenario and the priors against the record)")
+    return result
