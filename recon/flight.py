@@ -159,7 +159,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
     def screen(prob, k=0):
         """Starts of search round k + 1: the screen with its own seed."""
         return screened_starts(prob, unit, n_screen=cfg.screen, keep=cfg.keep,
-                               seed=seed + 7919 * k)
+                               seed=seed + 7919 * k, progress=progress)
 
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,

@@ -256,7 +256,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         Histories of a batch of full parameter vectors for trajectory.parquet and the events
         (:mod:`recon.trajectory`); None: no trajectory file.
     progress
-        ``progress(stage, done, total)`` with stage ``"optimize"`` or ``"sample"``.
+        ``progress(stage, done, total)`` with stage ``"optimize"``, ``"importance"`` or
+        ``"sample"`` (and ``"screen"`` from a screening ``first_guess`` that reports it).
     """
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
@@ -282,7 +283,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         laplace(problem, result, rng=rng, diff_step=settings.jac_step)
         if settings.importance > 0:
             importance(problem, result, n=settings.importance, rng=rng,
-                       diff_step=settings.jac_step, max_nfev=settings.max_nfev)
+                       diff_step=settings.jac_step, max_nfev=settings.max_nfev,
+                       progress=progress)
     judge(problem, result)
     if result.status == "failed":
         log.error("reconstruction failed: %s", result.status_reason)

@@ -79,7 +79,7 @@ def rates_from_gyros(problem: ReconstructionProblem, unit, x: np.ndarray, *,
 
 def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512,
                     keep: int = 3, seed: int = 0, n_local: int = 256, rounds: int = 3,
-                    elite: float = 0.05) -> np.ndarray:
+                    elite: float = 0.05, progress=None) -> np.ndarray:
     """Starts for the least-squares polish: the analytic :func:`first_guess` and a
     cross-entropy screen with the clock offset profiled
     (:meth:`~recon.problem.ReconstructionProblem.profile_clock`).
@@ -101,7 +101,8 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
        in the cone switch on and off), which defeat a gradient polish started far away.
 
     The ``keep`` best draws, and the analytic guess, are returned best first, each to be
-    polished (:func:`recon.engines.multistart`).
+    polished (:func:`recon.engines.multistart`). ``progress(stage, done, total)`` gets stage
+    ``"screen"`` after each round.
 
     Returns
     -------
@@ -117,10 +118,13 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
     rng = np.random.default_rng(seed)
     x1 = sp.latin_hypercube(n_screen, rng)
     x1[:, held] = g[held]
+    n_rounds = max(0, rounds) if n_local > 0 else 0
     c, x = problem.profile_clock(np.vstack([g[None, :], x1]))
+    if progress is not None:
+        progress("screen", 1, 1 + n_rounds)
     g = x[0]
     spread = sp.upper - sp.lower
-    for _ in range(max(0, rounds) if n_local > 0 else 0):
+    for r in range(n_rounds):
         ok = np.flatnonzero(np.isfinite(c))
         if ok.size < 2:
             break
@@ -134,6 +138,8 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
         cn, xn = problem.profile_clock(xn)
         x = np.vstack([x, xn])
         c = np.concatenate([c, cn])
+        if progress is not None:
+            progress("screen", 2 + r, 1 + n_rounds)
     order = np.argsort(c, kind="stable")
     best = [x[i] for i in order[:keep] if np.isfinite(c[i])]
     if not any(np.array_equal(b, g) for b in best):

@@ -78,11 +78,12 @@ def result_kind(data: dict) -> str | None:
     return None
 
 
-def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS) -> list[Path]:
+def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, *,
+                   directory: str | os.PathLike | None = None) -> list[Path]:
     """Rebuild the report of a result directory (its ``result.json``) or of a result file.
 
-    The report is written beside the result file as ``report.<format>`` (for a directory) or
-    ``<stem>.<format>`` (for a file ``<stem>.json``).
+    The report is written as ``report.<format>`` (for a directory) or ``<stem>.<format>``
+    (for a file ``<stem>.json``) beside the result file, or into ``directory``.
     """
     import reports.builders  # noqa: F401  (registers the builders)
     from recon.io import read_json
@@ -105,4 +106,5 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS) 
     if kind not in _BUILDERS:
         known = ", ".join(sorted(_BUILDERS))
         raise InputError(f"unknown result kind {kind!r} (known: {known})", source=str(path))
-    return write_report(_BUILDERS[kind](data, path), path.parent, stem=stem, formats=formats)
+    return write_report(_BUILDERS[kind](data, path), directory or path.parent, stem=stem,
+                        formats=formats)

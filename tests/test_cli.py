@@ -4,7 +4,8 @@ import pytest
 from click.testing import CliRunner
 
 from models.errors import DataError, InputError
-from recon.cli import _Group, cli
+from recon.cli import cli
+from recon.cli.options import Group as _Group
 
 
 def _group_raising(exc: Exception) -> click.Group:

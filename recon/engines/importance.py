@@ -68,7 +68,7 @@ class _MixtureT:
 def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                        jac_all: np.ndarray | Sequence[np.ndarray], n: int,
                        rng: np.random.Generator, *, n_out: int = 4000, df: float = 4.0,
-                       inflate: float = 1.5, rounds: int = 4
+                       inflate: float = 1.5, rounds: int = 4, progress=None
                        ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Posterior draws by adaptive importance sampling over one or several modes.
 
@@ -116,6 +116,8 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         all_lp.append(lp)
         mixes.append(mix)
         counts.append(per)
+        if progress is not None:
+            progress("importance", r + 1, rounds)
         if r == rounds - 1:
             break
         # refit each component to the draws it is responsible for
@@ -218,7 +220,7 @@ def find_modes(problem, result: Result, *, diff_step: float, delta: float = 25.0
 
 def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
                diff_step: float = 1e-4, max_nfev: int | None = None,
-               repolish: int = 2) -> Result:
+               repolish: int = 2, progress=None) -> Result:
     """The importance-sampling engine: :func:`importance_samples` over the modes of the
     result's runs (:func:`find_modes`), as the ``"importance"`` posterior.
 
@@ -232,7 +234,8 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     for attempt in range(repolish + 1):
         modes, jacs = find_modes(problem, result, diff_step=diff_step)
         try:
-            draws, se, info = importance_samples(problem, modes, jacs, n, rng)
+            draws, se, info = importance_samples(problem, modes, jacs, n, rng,
+                                                 progress=progress)
         except RuntimeError as exc:
             return result.fail(f"importance sampling around the optimum: {exc}")
         lp_opt = float(problem.log_probability(result.x_opt[None, :])[0])

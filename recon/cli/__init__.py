@@ -1,0 +1,63 @@
+"""The ``dockrecon`` command line: parse, call one library function, print.
+
+One module per command group (:mod:`recon.cli.simulate`, :mod:`recon.cli.identify`,
+:mod:`recon.cli.flight` (validate, reconstruct), :mod:`recon.cli.tools` (samples, report,
+bench)); the options every command shares and the progress report are
+:mod:`recon.cli.options`.
+
+Exit codes
+----------
+0
+    success.
+1
+    internal failure (a bug or an environment problem); the traceback is shown with ``-v``.
+2
+    bad user input (a file, a key, a column, an option): one line ``error: <file>: <what>``.
+3
+    ``reconstruct``: the fit is implausible (``result.json`` ``"status": "implausible"``: the
+    best fit's cost exceeds what a correct fit plausibly has; the result and its report are
+    written, but they are not a reconstruction).
+4
+    ``reconstruct``: the reconstruction failed (``"status": "failed"``: no finite likelihood
+    anywhere the search went; ``result.json`` and the report say why).
+65
+    the input reads but cannot be trusted (unusable telemetry), as ``sysexits`` EX_DATAERR.
+130
+    interrupted (Ctrl-C).
+
+Data go to files or stdout (``--json``); logs and progress go to stderr. ``-v`` / ``-q`` work
+before or after the subcommand.
+"""
+from __future__ import annotations
+
+import click
+
+from recon.cli.options import EXIT_STATUS, Group, common_options, configure_logging, version
+
+__all__ = ["cli", "main", "EXIT_STATUS"]
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version(), "--version", prog_name="dockrecon")
+@common_options
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """dockrecon: post-flight reconstruction and parameter identification of spacecraft docking."""
+    ctx.ensure_object(dict)
+    configure_logging(ctx)
+
+
+def _register() -> None:
+    from recon.cli import flight, identify, simulate, tools
+
+    for module in (simulate, identify, flight, tools):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="dockrecon")

@@ -1,0 +1,107 @@
+"""``dockrecon validate`` and ``dockrecon reconstruct``: flight telemetry checked, and the
+post-flight reconstruction of a docking."""
+from __future__ import annotations
+
+import logging
+
+import click
+
+from recon.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
+                               end_with_report, output_option, say, seed_option)
+
+__all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd"]
+
+log = logging.getLogger("dockrecon")
+
+
+@click.command("validate")
+@common_options
+@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
+@click.option("--max-gap", type=float, default=0.5, show_default=True,
+              help="Longest accepted interval between samples of a channel [s].")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
+@click.pass_context
+def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
+                 as_json: bool) -> None:
+    """Check telemetry files (Parquet or CSV, one or several on separate time bases); exit 0
+    when all are usable, 65 when one is not."""
+    import json as _json
+
+    from recon.telemetry import read_telemetry
+
+    reports = [read_telemetry(path, max_gap=max_gap)[1] for path in telemetry]
+    if as_json:
+        docs = [r.to_dict() for r in reports]
+        click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
+    else:
+        for path, report in zip(telemetry, reports):
+            for line in report.lines():
+                click.echo(line)
+            verdict = "usable" if report.usable else "NOT usable"
+            click.echo(f"{path}: {report.n_rows} rows, {len(report.channels)} channels, "
+                       f"{len(report.errors)} errors, {len(report.warnings)} warnings: "
+                       f"{verdict}")
+    if not all(r.usable for r in reports):
+        from models.errors import DataError
+
+        ctx.exit(DataError.exit_code)
+
+
+@click.command("reconstruct")
+@common_options
+@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
+@click.option("--scenario", required=True, type=click.Path(path_type=str),
+              help="Scenario TOML: names the docking unit (may hold the run tables too).")
+@output_option("the result directory (result.json, fit.parquet, trajectory.parquet, "
+               "posterior.nc, chains.h5, the report)", file_okay=False, dir_okay=True,
+               metavar="DIR")
+@config_option("the run TOML: [parameters], [observation], [model], [optimizer], [sampler]")
+@seed_option()
+@click.option("--walkers", type=click.IntRange(min=2), default=None, help="Walkers per ensemble.")
+@click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")
+@click.option("--resume", is_flag=True, help="Continue the chains of an interrupted run in DIR.")
+@click.option("--no-mcmc", is_flag=True, help="No emcee: intervals from importance sampling "
+              "([optimizer] importance > 0) or the Laplace approximation.")
+@click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="N", help="Run emcee only when importance sampling's effective sample "
+                                "size is below N (the calibrated engine: 100; overrides "
+                                "[optimizer] mcmc_below_ess).")
+@click.option("--starts", type=click.IntRange(min=0), default=None,
+              help="Latin-hypercube starts besides the first guess (overrides [optimizer]).")
+@click.option("--max-nfev", type=click.IntRange(min=1), default=None,
+              help="Residual evaluations per start (overrides [optimizer]).")
+@click.pass_context
+def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: str, output: str,
+                    config: str | None, seed: int, walkers: int | None, steps: int | None,
+                    resume: bool, no_mcmc: bool, mcmc_below_ess: float | None,
+                    starts: int | None, max_nfev: int | None) -> None:
+    """Reconstruct the initial conditions and parameters of a docking from TELEMETRY
+    (one file, or several files on separate time bases of one clock).
+
+    Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
+    result and its report are written and say why)."""
+    from recon.flight import reconstruct_flight
+
+    progress = Progress("reconstruct")
+    try:
+        res = reconstruct_flight(list(telemetry), scenario, output, config=config, seed=seed,
+                                 walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
+                                 mcmc_below_ess=mcmc_below_ess, starts=starts,
+                                 max_nfev=max_nfev, progress=progress)
+    finally:
+        progress.close()
+    diag = res.diagnostics
+    how = diag["method"]
+    if how == "mcmc":
+        how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
+    elif "mcmc_skipped" in diag:
+        how += f" (no MCMC: {diag['mcmc_skipped']})"
+    say(f"{output}/result.json written; intervals from {how}")
+    end_with_report(output)
+    if res.status != "ok":
+        click.echo(f"error: {output}: reconstruction {res.status.upper()}: {res.status_reason}",
+                   err=True)
+        ctx.exit(EXIT_STATUS[res.status])
+
+
+COMMANDS = (validate_cmd, reconstruct_cmd)

@@ -1,0 +1,209 @@
+"""``dockrecon identify``: characteristics of mechanisms and of the test rig from ground-test
+records (static hysteresis loops, rig records, resonance tests)."""
+from __future__ import annotations
+
+import logging
+
+import click
+
+from models.errors import InputError
+from recon.cli.options import (Group, common_options, config_option, end_with_report,
+                               output_option, say, seed_option)
+from recon.cli.simulate import rig_config
+
+__all__ = ["COMMANDS", "identify"]
+
+log = logging.getLogger("dockrecon")
+
+
+@click.group(cls=Group)
+@common_options
+def identify() -> None:
+    """Identify characteristics from ground-test records."""
+
+
+@identify.command("hysteresis")
+@common_options
+@click.argument("record", type=click.Path())
+@click.option("--element", "element_path", required=True, type=click.Path(),
+              help="Start tables of the element (TOML, SI units; see models.hysteresis).")
+@output_option("the result JSON (fitted tables, uncertainties, residual RMS)",
+               metavar="OUT.json")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="Also draw the loop, the fitted model and the residual (PNG).")
+@click.option("--starts", type=click.IntRange(1, 64), default=4, show_default=True,
+              help="Local fits (the start tables, then seeded draws around them).")
+@seed_option()
+def identify_hysteresis(record: str, element_path: str, output: str, plot: str | None,
+                        starts: int, seed: int) -> None:
+    """Fit a hysteresis element's branch tables to a static load-deflection RECORD.
+
+    RECORD is CSV (headers ``q[unit]``, ``force[unit]``) or Parquet (field metadata ``unit``),
+    samples in the order they were taken.
+    """
+    from identification.hysteresis_fit import fit_hysteresis
+    from models.hysteresis import element_from_dict
+    from recon.io import atomic_path, load_toml, read_table, versions, write_json
+
+    try:
+        start = element_from_dict(load_toml(element_path))
+    except InputError as exc:
+        raise exc.with_source(str(element_path)) from None
+    q_unit, f_unit, _ = start.units
+    frame, file_units = read_table(record, {"q": q_unit, "force": f_unit},
+                                   required=("q", "force"), allow_nan=False)
+    log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
+    try:
+        fit = fit_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
+                             n_starts=starts, seed=seed)
+    except InputError as exc:
+        raise exc.with_source(str(record)) from None
+    result = {
+        "kind": "hysteresis_fit",
+        "record": str(record),
+        "record_units": file_units,
+        "start_element": str(element_path),
+        **fit.to_dict(),
+        "settings": {"starts": starts, "seed": seed, "rel_spread": 0.08},
+        "versions": versions(),
+    }
+    if plot is not None:
+        import matplotlib.pyplot as plt
+
+        from reports.figures_hysteresis import hysteresis_fit_figure
+
+        fig = hysteresis_fit_figure(frame["q"].to_numpy(), frame["force"].to_numpy(), fit,
+                                    title=f"{start.name}: {record}")
+        with atomic_path(plot) as tmp:
+            fig.savefig(tmp, format="png", dpi=120)
+        plt.close(fig)
+        result["plot"] = str(plot)
+    write_json(result, output)  # last: the result exists only when complete
+    end_with_report(output)
+    unit = fit.element.units[1]
+    say(f"{output}: residual RMS {fit.residual_rms:.4g} {unit} over {fit.n_points} "
+        f"samples ({'converged' if fit.success else 'NOT converged: ' + fit.message})")
+
+
+@identify.command("rig")
+@common_options
+@click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
+@config_option("the rig TOML with [actuator] start values and [identify]", required=True)
+@output_option("the result directory (fitted.parquet, then result.json, written last)",
+               file_okay=False, dir_okay=True, metavar="DIR")
+def identify_rig_cmd(record_path, config, output):
+    """Identify actuator characteristics / the platform's transport delay from a rig record."""
+    from pathlib import Path
+
+    from identification.rig import (RECORD_UNITS, IdentifySettings, RigRecord, identify_rig,
+                                    result_document)
+    from recon.io import read_table, versions, write_json, write_table
+
+    config_path = config
+    config = rig_config(config_path)
+    try:
+        kind = IdentifySettings.from_dict(config.identify).kind
+    except InputError as exc:
+        raise exc.with_source(config_path)
+    frame, _ = read_table(record_path, RECORD_UNITS)
+    try:
+        record = RigRecord.from_frame(frame, kind, source=record_path)
+        fit = identify_rig(config, record)
+    except InputError as exc:
+        raise exc.with_source(record_path)
+    out = Path(output)
+    write_table(fit.fitted, out / "fitted.parquet")
+    doc = result_document(fit, config, record=str(record_path), config_path=str(config_path),
+                          versions=versions())
+    write_json(doc, out / "result.json")
+    for name, p in doc["parameters"].items():
+        say(f"{name:26s} {p['map']:.6g} [{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}] {p['unit']}")
+    if fit.identifiability["not_separable"]:
+        say("not separable by this record: " + ", ".join(fit.identifiability["not_separable"]))
+    end_with_report(output)
+
+
+def _frequency(text: str) -> float:
+    """``--frequency``: angular frequency [rad/s], or a value ending in ``Hz``."""
+    t = text.strip()
+    try:
+        if t.lower().endswith("hz"):
+            import math
+            return 2 * math.pi * float(t[:-2])
+        return float(t.removesuffix("rad/s"))
+    except ValueError:
+        raise InputError(f"not a frequency: '{text}' (rad/s, or e.g. '2.5Hz')",
+                         source="--frequency") from None
+
+
+@identify.command("resonance")
+@common_options
+@click.argument("record", type=click.Path(dir_okay=False))
+@click.option("--frequency", "frequency", default=None,
+              help="Excitation frequency nu [rad/s] (or '2.5Hz'); estimated from the force if absent.")
+@click.option("--mass", type=float, default=1.0, show_default=True, help="Reduced mass mu [kg].")
+@click.option("--method", type=click.Choice(["product", "stieltjes"]), default="product",
+              show_default=True, help="Abel quadrature: product integration or the paper's (4.2).")
+@click.option("--below", type=click.Choice(["power", "linear", "chord"]), default="power",
+              show_default=True, help="Law below the first measured amplitude.")
+@click.option("--periods", type=int, default=6, show_default=True, help="Periods per window.")
+@click.option("--skip", type=float, default=None, help="Hold time before the first window [s].")
+@click.option("--refine", is_flag=True, help="Refine by fitting the simulated oscillator to the record.")
+@output_option("the result JSON (curves, amplitude sequence, jumps)", metavar="OUT.json")
+def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip, refine, output):
+    """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force)."""
+    import numpy as np
+
+    from identification.resonance.harmonics import amplitude_sequence, estimate_frequency
+    from identification.resonance.own import identify_own_resonance
+    from recon.io import read_table, versions, write_json
+
+    frame, _ = read_table(record, {"t": "s", "x": "m", "force": "N"},
+                          required=("t", "x", "force"), allow_nan=False)
+    t, x, f = (frame[c].to_numpy() for c in ("t", "x", "force"))
+    bad = np.flatnonzero(np.diff(t) <= 0)
+    if len(bad):
+        raise InputError("time is not strictly increasing", source=str(record), key="t",
+                         row=int(bad[0]) + 2)
+    nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
+    if not nu > 0:
+        raise InputError("must be positive", source="--frequency")
+    if not mass > 0:
+        raise InputError("must be a positive mass [kg]", source="--mass")
+    try:
+        seq = amplitude_sequence(t, x, f, nu, mass, k=periods, skip=skip)
+    except InputError as exc:
+        raise exc.with_source(str(record))
+    res = identify_own_resonance(seq, method=method, below=below)
+    xs = np.linspace(-seq.b[-1], seq.b[-1], 201)
+    vs = np.linspace(0.0, seq.v[-1], 101)
+    fx, hv = res.restoring_force(xs), res.damping_force(vs)
+    settings = {"record": str(record), "frequency_rad_s": nu,
+                "frequency_source": "given" if frequency is not None else "estimated",
+                "mass_kg": mass, "method": method, "below": below, "periods": periods,
+                "skip_s": skip, "refine": bool(refine)}
+    if refine:
+        from identification.resonance.refine import refine as do_refine
+        ref = do_refine(res, t, x, f)
+        fx, hv = ref.restoring_force(xs), ref.damping_force(vs)
+        settings["refinement"] = ref.summary()
+        log.info("refinement changed the restoring force by %.2f %% and the damping by %.2f %%",
+                 100 * ref.change_restoring, 100 * ref.change_damping)
+    out = {
+        "restoring_force": {"x": xs, "f": fx},
+        "damping": {"v": vs, "H": hv},
+        "amplitude_sequence": {"b": seq.b, "theta": seq.theta, "omega2": seq.omega2,
+                               "lambda": seq.lam, "a0": seq.a0},
+        "jumps": [j.as_dict() for j in seq.jumps],
+        "settings": settings,
+        "versions": versions(),
+    }
+    for j in seq.jumps:
+        log.warning("amplitude jump from %.4g m to %.4g m at t = %.4g s: no data in between",
+                    j.b_before, j.b_after, j.t_before)
+    write_json(out, output)
+    say(f"{len(seq.b)} amplitudes, {len(seq.jumps)} jump(s); wrote {output}")
+    end_with_report(output)
+
+
+COMMANDS = (identify,)

@@ -1,0 +1,173 @@
+"""``dockrecon simulate``: run a forward model and write its channels."""
+from __future__ import annotations
+
+import logging
+
+import click
+
+from models.errors import InputError
+from recon.cli.options import Group, common_options, output_option, say
+
+__all__ = ["COMMANDS", "simulate", "rig_config"]
+
+log = logging.getLogger("dockrecon")
+
+
+@click.group(cls=Group)
+@common_options
+def simulate() -> None:
+    """Run a forward model and write its channels."""
+
+
+@simulate.command("docking")
+@common_options
+@click.argument("scenario_path", metavar="SCENARIO.toml", type=click.Path(dir_okay=False))
+@click.option("--initial", "initial_path", metavar="ICS.toml", type=click.Path(dir_okay=False),
+              help="Initial conditions (the unit's rel_* keys, SI); default: the scenario's "
+                   "[initial] table.")
+@output_option("the trajectory file (.parquet or .csv)", metavar="TRAJ.parquet")
+@click.option("--events", "events_path", metavar="EVENTS.json", type=click.Path(dir_okay=False),
+              help="Output: also write the event times to this JSON file.")
+@click.option("--rate", type=float, default=None, metavar="HZ",
+              help="Output rate [Hz]; default: the scenario's integration.output_rate.")
+@click.option("--duration", type=float, default=None, metavar="S",
+              help="Simulated time [s]; default: the scenario's integration.duration.")
+def simulate_docking(scenario_path, initial_path, output, events_path, rate, duration):
+    """Simulate a docking (the unit the scenario names) and write its telemetry, loads and
+    energy ledger."""
+    from models.errors import SimulationError
+    from recon import io
+    from recon.config import load_scenario
+
+    unit, scn, _ = load_scenario(scenario_path)
+    initial = None
+    if initial_path is not None:
+        d = io.load_toml(initial_path)
+        try:
+            initial = unit.initial(d["initial"] if set(d) == {"initial"} else d)
+        except InputError as exc:
+            raise exc.with_source(initial_path)
+    if rate is not None and not rate > 0.0:
+        raise InputError("must be positive", key="--rate")
+    if duration is not None and not duration > 0.0:
+        raise InputError("must be positive", key="--duration")
+    try:
+        traj = unit.simulate(scn, initial, rate=rate, duration=duration)
+    except SimulationError as exc:
+        raise InputError(str(exc), source=scenario_path) from None
+    except InputError as exc:
+        raise exc.with_source(scenario_path)
+    frame = traj.to_frame()
+    io.write_table(frame, output,
+                   {c: unit.channels[c].file_unit if c in unit.channels else "s"
+                    for c in frame.columns})
+    if events_path is not None:
+        io.write_json({"events": traj.event_list(), "unit": unit.name,
+                       "scenario": str(scenario_path),
+                       "settings": {"rate": rate, "duration": duration,
+                                    "initial": str(initial_path) if initial_path else None},
+                       "versions": io.versions()}, events_path)
+    log.info("docking: %d samples, capture %s", len(traj.t), traj.events.get("capture"))
+
+
+@simulate.command("appendage")
+@common_options
+@click.argument("config", type=click.Path(dir_okay=False))
+@output_option("the trajectory table, .csv or .parquet (units in headers / field metadata)")
+@click.option("--events", type=click.Path(dir_okay=False), metavar="EVENTS.json",
+              help='Output: also write the clamp engagements to this JSON file '
+                   '({"clamps": [{"hinge": k, "t": ...}]}).')
+@click.option("--formulation", type=click.Choice(["full", "reduced"]),
+              help="Override the configuration's formulation.")
+@click.option("--rtol", type=float, default=1e-8, show_default=True,
+              help="Relative tolerance of the integrator.")
+@click.option("--atol", type=float, default=1e-10, show_default=True,
+              help="Absolute tolerance of the integrator (rad, m, rad/s, m/s).")
+@click.option("--second-order-bending/--no-second-order-bending", default=True,
+              show_default=True,
+              help="Full formulation: keep the O(bending^2) inertia terms the paper's N z form "
+                   "lacks (energy-exact) or drop them.")
+def simulate_appendage(config: str, output: str, events: str | None, formulation: str | None,
+                       rtol: float, atol: float, second_order_bending: bool) -> None:
+    """Simulate a spacecraft with an elastic rod appendage (full or reduced formulation)."""
+    from pathlib import Path
+
+    from models.appendage import AppendageConfig, simulate as run
+    from recon.io import load_toml, versions, write_json, write_table
+
+    for path, what in ((output, "--output"), (events, "--events")):
+        if path is not None and Path(path).suffix.lower() not in (
+                (".csv", ".parquet") if what == "--output" else (".json",)):
+            raise InputError(f"unsupported file type '{Path(path).suffix}'", source=what)
+    try:
+        cfg = AppendageConfig.from_dict(load_toml(config))
+        res = run(cfg, formulation=formulation, rtol=rtol, atol=atol,
+                  second_order_bending_terms=second_order_bending)
+    except InputError as exc:
+        raise exc.with_source(config)
+    write_table(res.columns(), output, res.units())
+    if events is not None:
+        write_json({"clamps": [{"hinge": e.hinge, "t": e.t} for e in res.clamps],
+                    "units": {"t": "s"},
+                    "settings": {"config": str(config), "formulation": res.formulation,
+                                 "rtol": rtol, "atol": atol,
+                                 "second_order_bending_terms": second_order_bending},
+                    "stats": res.stats, "versions": versions()}, events)
+    log.info("appendage: %s, %d points, %d RHS evaluations, %.3f s", res.formulation,
+             len(res.t), res.stats["nfev"], res.stats["wall_s"])
+
+
+def rig_config(path: str):
+    from models.hydraulic import RigConfig
+    from recon.io import load_toml
+
+    try:
+        return RigConfig.from_dict(load_toml(path))
+    except InputError as exc:
+        raise exc.with_source(path)
+
+
+@simulate.command("rig")
+@common_options
+@click.argument("config_path", metavar="RIG.toml", type=click.Path(dir_okay=False))
+@click.option("--command", "command_path", required=True, type=click.Path(dir_okay=False),
+              help="CSV/Parquet: t, u [, F_load, brake] (one actuator) or t, x, y, z, roll, "
+                   "pitch, yaw (hexapod, relative to home).")
+@output_option("the simulated table (.parquet or .csv), SI units in the metadata / headers")
+@click.option("--model", type=click.Choice(["coupled", "reference"]), default="coupled",
+              show_default=True, help="One actuator: sequential-impulse co-simulation or the "
+                                      "single-rate stand-alone reference.")
+@click.option("--t-end", type=float, default=None, help="Duration [s] (default: the command's).")
+def simulate_rig_cmd(config_path, command_path, output, model, t_end):
+    """Simulate the hydraulic rig (one actuator or the 6-DOF hexapod) on a command."""
+    import numpy as np
+
+    from models.hydraulic import POSE_COLUMNS, Command, simulate_rig
+    from recon.io import read_table, write_table
+
+    config = rig_config(config_path)
+    hexapod = config.hexapod is not None
+    units = ({"t": "s", "x": "m", "y": "m", "z": "m", "roll": "rad", "pitch": "rad",
+              "yaw": "rad"} if hexapod else {"t": "s", "u": "V", "F_load": "N", "brake": ""})
+    required = ("t",) + (POSE_COLUMNS if hexapod else ("u",))
+    frame, _ = read_table(command_path, units, required=required, allow_nan=False)
+    t = frame["t"].to_numpy()
+    back = np.flatnonzero(np.diff(t) <= 0)
+    if back.size:
+        raise InputError("time must increase", source=command_path, key="t",
+                         row=int(back[0]) + 2)
+    try:
+        if hexapod:
+            cmd = Command(t=t, pose=frame[list(POSE_COLUMNS)].to_numpy())
+        else:
+            cmd = Command(t=t, u=frame["u"].to_numpy(),
+                          load_force=frame["F_load"].to_numpy() if "F_load" in frame else None,
+                          brake=frame["brake"].to_numpy() if "brake" in frame else None)
+        cols, col_units = simulate_rig(config, cmd, model=model, t_end=t_end)
+    except InputError as exc:
+        raise exc.with_source(command_path)
+    write_table(cols, output, col_units)
+    say(f"wrote {output} ({len(cols['t'])} rows)")
+
+
+COMMANDS = (simulate,)

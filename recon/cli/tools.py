@@ -1,0 +1,90 @@
+"""``dockrecon samples``, ``dockrecon report``, ``dockrecon bench``: the shipped synthetic
+samples, reports of results, speed of the kernels."""
+from __future__ import annotations
+
+import click
+
+from models.errors import InputError
+from recon.cli.options import Group, Progress, common_options, output_option, seed_option
+
+__all__ = ["COMMANDS", "samples", "report_cmd", "bench"]
+
+
+@click.group(cls=Group)
+@common_options
+def samples() -> None:
+    """Generate the shipped synthetic samples."""
+
+
+@samples.command("generate")
+@common_options
+@click.argument("kind", type=click.Choice(["flights"]), default="flights")
+@output_option("the directory (default: telemetry_samples/KIND in the package)",
+               required=False, file_okay=False, dir_okay=True, metavar="DIR")
+@seed_option(2026)
+def samples_generate(kind: str, output: str | None, seed: int) -> None:
+    """Simulate and record the synthetic samples of KIND, each with its truth (flights: the
+    5-s records cut to the model, and the realistic-span records in realistic/)."""
+    from pathlib import Path
+
+    from telemetry_samples import SAMPLES_DIR
+    from telemetry_samples.flights.generate import generate, generate_realistic
+
+    out = Path(output) if output else SAMPLES_DIR / kind
+    progress = Progress("samples generate")
+    paths = generate(out, seed)
+    progress("flights", 1, 2)
+    paths += generate_realistic(out / "realistic", seed)
+    progress("flights", 2, 2)
+    for path in paths:
+        click.echo(str(path))
+
+
+@click.command("report")
+@common_options
+@click.argument("result", type=click.Path(path_type=str))
+@click.option("--format", "formats", default="html,pdf", show_default=True,
+              help="Comma-separated report formats: html, pdf.")
+@output_option("the directory the report is written to (default: beside the result)",
+               required=False, file_okay=False, dir_okay=True, metavar="DIR")
+def report_cmd(result: str, formats: str, output: str | None) -> None:
+    """Rebuild the report of a RESULT directory (its result.json) or result file."""
+    from reports.build import parse_formats, rebuild_report
+
+    for path in rebuild_report(result, parse_formats(formats), directory=output):
+        click.echo(str(path))
+
+
+@click.group(cls=Group)
+@common_options
+def bench() -> None:
+    """Measure the speed of the compiled kernels."""
+
+
+@bench.command("docking")
+@common_options
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON object.")
+@click.option("--repeats", type=int, default=5, show_default=True)
+@click.option("--batch", type=int, default=16, show_default=True)
+@click.option("--unit", "unit_name", default=None,
+              help="Docking unit (default: the first registered).")
+def bench_docking(as_json, repeats, batch, unit_name):
+    """A unit's reference docking (20 s) on one core, the batch on two cores."""
+    import json
+
+    from models.unit import get_unit, unit_names
+    from recon.config import load_scenario
+
+    if repeats < 1 or batch < 1:
+        raise InputError("must be at least 1", key="--repeats/--batch")
+    unit = get_unit(unit_name or unit_names()[0], key="--unit")
+    _, scn, _ = load_scenario(unit.preset("reference"))
+    fig = unit.benchmark(scn, repeats=repeats, batch=batch)
+    if as_json:
+        click.echo(json.dumps(fig))
+    else:
+        for k, v in fig.items():
+            click.echo(f"{k:20s} {v}")
+
+
+COMMANDS = (samples, report_cmd, bench)

@@ -1,0 +1,70 @@
+"""The options every command shares: -q and -v before or after the subcommand, -o where a
+command writes, --seed / --config with one meaning; progress on stderr."""
+import io
+
+import click
+import pytest
+
+from models.probe_cone import preset_path
+from recon.cli import cli
+from recon.cli.options import Progress
+
+#: commands that write files (``-o`` names where), and those that only print
+WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
+           "identify rig", "identify resonance", "reconstruct", "samples generate", "report"}
+PRINTERS = {"validate", "bench docking"}
+
+
+def _leaves(group: click.Group, prefix: str = ""):
+    for name, cmd in group.commands.items():
+        if isinstance(cmd, click.Group):
+            yield from _leaves(cmd, f"{prefix}{name} ")
+        else:
+            yield f"{prefix}{name}", cmd
+
+
+def test_every_command_takes_the_shared_options():
+    names = set()
+    for name, cmd in _leaves(cli):
+        names.add(name)
+        opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+        assert {"-q", "--quiet", "-v", "--verbose"} <= opts, name
+        if name in WRITERS:
+            assert {"-o", "--output"} <= opts, name
+        for p in cmd.params:  # --seed and --config mean the same everywhere
+            if "--seed" in getattr(p, "opts", []):
+                assert p.type is click.INT and "Seed of every random choice" in p.help, name
+            if "--config" in getattr(p, "opts", []):
+                assert p.help.startswith("Configuration:"), name
+    assert names == WRITERS | PRINTERS
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_quiet_and_verbose_before_or_after_the_subcommand(cli_run, tmp_path, where):
+    out = tmp_path / "t.parquet"
+    args = ["simulate", "docking", str(preset_path("reference")), "-o", out,
+            "--duration", "0.5", "--rate", "10"]
+    quiet = cli_run(*(["-q"] + args if where == "before" else args + ["-q"]))
+    assert quiet.exit_code == 0 and quiet.stderr == "" and out.exists()
+    loud = cli_run(*(["-v"] + args if where == "before" else args + ["-v"]))
+    assert loud.exit_code == 0 and "INFO dockrecon: docking:" in loud.stderr
+
+
+def test_verbose_after_the_subcommand_gives_the_traceback(cli_run, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('unit = "probe_cone"\n[meta]\nname = 1\nfoo = 2\n')
+    args = ["simulate", "docking", bad, "-o", tmp_path / "x.parquet"]
+    plain = cli_run(*args)
+    assert plain.exit_code == 2 and "Traceback" not in plain.stderr
+    assert cli_run(*args, "-v").stderr.count("Traceback") == 1
+
+
+def test_progress_plain_lines_off_a_terminal_and_silent_with_quiet():
+    buf = io.StringIO()
+    p = Progress("job", every=1e9, stream=buf, tty=False)
+    for k in range(1, 11):
+        p("screen", k, 10)
+    p("sample", 1, 3)
+    # a line when a stage starts and when it ends; the 1e9 s throttle keeps the middle quiet
+    assert buf.getvalue().splitlines() == ["job: screen 1/10", "job: screen 10/10",
+                                            "job: sample 1/3"]
