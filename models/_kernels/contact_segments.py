@@ -22,6 +22,21 @@ __all__ = [
 
 
 @njit(**NJIT)
+def _plane_crossing(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz):
+    """Where the segment ``P1 + t L, t in [0, 1]`` crosses the plane through ``B`` with unit
+    normal ``u``: ``(found, P_C (3), L.u, |L|^2)``. Not found when the segment is parallel to
+    the plane (``(L.u)^2 <= PARALLEL_EPS^2 |L|^2``) or crosses it outside ``[0, 1]``."""
+    den = ux * lx + uy * ly + uz * lz
+    llen2 = lx * lx + ly * ly + lz * lz
+    if den * den <= PARALLEL_EPS * PARALLEL_EPS * llen2:
+        return False, 0.0, 0.0, 0.0, den, llen2
+    tc = (ux * (bx - p1x) + uy * (by - p1y) + uz * (bz - p1z)) / den
+    if tc < 0.0 or tc > 1.0:
+        return False, 0.0, 0.0, 0.0, den, llen2
+    return True, p1x + tc * lx, p1y + tc * ly, p1z + tc * lz, den, llen2
+
+
+@njit(**NJIT)
 def segment_vs_circle_xyz(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz, rc, side, dn_max):
     """Segment ``P1 + t L, t in [0, 1]`` against a boundary circle (digest 7.6), scalar form.
 
@@ -38,16 +53,10 @@ def segment_vs_circle_xyz(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz, rc,
     contact point ``P_C``. First-order (tangent-line) approximation of the line-circle distance:
     exact to ``O(Delta^2 / rc)``. Feature 0.
     """
-    den = ux * lx + uy * ly + uz * lz
-    llen2 = lx * lx + ly * ly + lz * lz
-    if den * den <= PARALLEL_EPS * PARALLEL_EPS * llen2:
+    found, cx, cy, cz, _, llen2 = _plane_crossing(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux,
+                                                  uy, uz)
+    if not found:
         return _none()
-    tc = (ux * (bx - p1x) + uy * (by - p1y) + uz * (bz - p1z)) / den
-    if tc < 0.0 or tc > 1.0:
-        return _none()
-    cx = p1x + tc * lx
-    cy = p1y + tc * ly
-    cz = p1z + tc * lz
     rx = cx - bx
     ry = cy - by
     rz = cz - bz
@@ -189,16 +198,10 @@ def segment_vs_slot(p1x, p1y, p1z, lx, ly, lz, slot, dn_max, start):
     vx = slot[SL_VX]
     vy = slot[SL_VX + 1]
     vz = slot[SL_VX + 2]
-    den = enx * lx + eny * ly + enz * lz
-    llen2 = lx * lx + ly * ly + lz * lz
-    if den * den <= PARALLEL_EPS * PARALLEL_EPS * llen2:
+    found, cx, cy, cz, den, _ = _plane_crossing(p1x, p1y, p1z, lx, ly, lz, vx, vy, vz, enx,
+                                                eny, enz)
+    if not found:
         return _none()
-    tc = (enx * (vx - p1x) + eny * (vy - p1y) + enz * (vz - p1z)) / den
-    if tc < 0.0 or tc > 1.0:
-        return _none()
-    cx = p1x + tc * lx
-    cy = p1y + tc * ly
-    cz = p1z + tc * lz
     ex = slot[SL_EX]
     ey = slot[SL_EX + 1]
     ez = slot[SL_EX + 2]
