@@ -58,9 +58,10 @@ state, the state changes once per accepted step)::
 ``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``;
 its common case (the state stays) is one pass, bit-identical to update-then-force (tested).
 
-Caveat for callers with ``cache=True``: numba's cache of YOUR kernel does not notice a change
-in these callees; after pulling a new version of this module clear your ``__pycache__/*.nbi``
-/ ``*.nbc`` (or the benchmark's fresh ``NUMBA_CACHE_DIR`` trick) to avoid a stale build.
+Cached callers inside :mod:`models._kernels` are recompiled after an edit of this module by
+the package's cache guard; a cached ``@njit`` caller elsewhere (a benchmark driver) is not
+covered by it and needs its own fresh ``NUMBA_CACHE_DIR``.
+
 ``hyst_trace`` runs one element over a whole history (q, qdot, t) for loops and fits.
 No function here allocates.
 

@@ -100,9 +100,7 @@ Modules: :mod:`~models._kernels.probe_cone_layout` (layouts, helpers),
 :mod:`~models._kernels.probe_cone_stage` (stage derivative),
 :mod:`~models._kernels.probe_cone_between` (initial state, between-step updates),
 :mod:`~models._kernels.probe_cone_output` (samples, ledger); this module holds the time
-loop and re-exports the layouts. numba's on-disk cache of :func:`run` does not notice an
-edit of those modules (it checks this file only): after changing one, clear
-``models/_kernels/__pycache__/probe_cone.*.nb?`` (or touch this file).
+loop and re-exports the layouts.
 """
 from __future__ import annotations
 
