@@ -214,6 +214,35 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     acc[ACC_N] += 1.0
 
 
+@njit(inline="always", **NJIT)
+def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link):
+    """Every contact of a sphere (a point for ``rs = 0``) with the surface of revolution
+    ``mer``, the detector resumed feature by feature (:mod:`models._kernels.contact`), each
+    applied by :func:`_contact_apply` for ``link`` (twist ``tw_link``). Returns
+    ``(status, n, bottom)``: ``ST_OK``, or ``ST_PENETRATION`` / ``ST_GEOMETRY`` at the first
+    such contact (the ones before it are applied); the number of contacts applied; whether
+    one is on the socket bottom (the last face of the meridian). Inlined at numba IR level
+    (``inline="always"``), as :func:`_unit_frame` (five array arguments)."""
+    nmer = mer.shape[0]
+    n = 0
+    bottom = False
+    feat = 0
+    while True:
+        st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
+            xs, ys, zs, rs, mer, dnmax, feat)
+        if st == ck.NONE:
+            return ST_OK, n, bottom
+        if st == ck.PENETRATION_EXCEEDED:
+            return ST_PENETRATION, n, bottom
+        if st == ck.GEOMETRY_RANGE:
+            return ST_GEOMETRY, n, bottom
+        if f == 2 * (nmer - 2):
+            bottom = True
+        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, tw_link, twp, law, acc, link)
+        n += 1
+        feat = f + 1
+
+
 @njit(**NJIT)
 def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
     """Limiter pads and alignment rollers (housing primitives ``hc``, housing frame) against
@@ -253,20 +282,11 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
                 qx = p2x
                 qy = p2y
                 qz = p2z
-            feat = 0
-            while True:
-                st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
-                    qx, qy, qz, rs, mer, dnmax, feat)
-                if st == ck.NONE:
-                    break
-                if st == ck.PENETRATION_EXCEEDED:
-                    return ST_PENETRATION
-                if st == ck.GEOMETRY_RANGE:
-                    return ST_GEOMETRY
-                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twm, twp, law, acc, 1)
-                if qx > mx:
-                    deep_far = True
-                feat = f + 1
+            st, n, _ = _sphere_contacts(qx, qy, qz, rs, mer, dnmax, twm, twp, law, acc, 1)
+            if st != ST_OK:
+                return st
+            if n > 0 and qx > mx:
+                deep_far = True
         # segment vs mouth circle (7.6): only when the pad wraps round the rim, i.e. its end
         # beyond the mouth plane is free (inside the cone). Otherwise that end is in the
         # interface-plane material and its point contact is the contact; the tangent-line
@@ -428,26 +448,9 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     dnmax = P[P_DNMAX]
     acc = sc[SC_ACC:SC_ACC + SC_ACC_SIZE]
     acc[:] = 0.0
-    status = ST_OK
-    bottom = 0.0
-    rh = P[P_RH]
-    nmer = mer.shape[0]
-    feat = 0
-    while True:
-        st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
-            hx, hy, hz, rh, mer, dnmax, feat)
-        if st == ck.NONE:
-            break
-        if st == ck.PENETRATION_EXCEEDED:
-            status = ST_PENETRATION
-            break
-        if st == ck.GEOMETRY_RANGE:
-            status = ST_GEOMETRY
-            break
-        if f == 2 * (nmer - 2):
-            bottom = 1.0
-        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, 0)
-        feat = f + 1
+    status, _, on_bottom = _sphere_contacts(hx, hy, hz, P[P_RH], mer, dnmax, twa, twp, law, acc,
+                                            0)
+    bottom = 1.0 if on_bottom else 0.0
     # housing primitives (limiter pads, alignment rollers), gated by their reach
     ox, oy, oz = _diff_pu(APU, fr, FR_R_AU, fr, FR_R_PU)
     if hc.shape[0] > 0 and ox + P[P_HC_REACH] > mer[0, ck.M_X]:
