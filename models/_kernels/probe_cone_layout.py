@@ -448,17 +448,10 @@ def _branch_potential(table, b, n, x):
 def _elem_stored(table, t0, istate, i0, fstate, f0, q):
     """Energy an element would return when unloaded along its backward (unloading) branch from
     ``q`` [J]; for a brake, deformation beyond the slip point stores nothing."""
-    n_p = int(table[t0 + hk.H_NP])
     x = q - fstate[f0 + hk.S_SHIFT]
     s = istate[i0 + hk.I_STATE]
-    if s > 0 or (s == 0 and x >= 0.0):
-        xs = x
-        base = t0 + hk.H_SIZE
-        n = n_p
-    else:
-        xs = -x
-        base = t0 + hk.H_SIZE + 6 * n_p
-        n = int(table[t0 + hk.H_NN])
+    sign, base, n, _ = hk.branch_side(table, t0, s > 0 or (s == 0 and x >= 0.0))
+    xs = sign * x
     if table[t0 + hk.H_KIND] == hk.KIND_BRAKE and xs > table[base + n - 1]:
         xs = table[base + n - 1]
     return _branch_potential(table, base + 3 * n, n, xs)
