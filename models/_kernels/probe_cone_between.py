@@ -178,7 +178,7 @@ def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
 def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""
-    fr, mc, A1, A2, AAU, APU = _kinematics(y, P, M, sc)
+    fr, mc, _, _, AAU, APU = _kinematics(y, P, M, sc)
     ux = mc[MC_WA]       # head frame: along the probe direction w (AU axes)
     uy = mc[MC_WA + 1]
     uz = mc[MC_WA + 2]

@@ -25,8 +25,8 @@ def _unit_frame(y, P, o_r, o_v, o_q, o_w, o_l, A, G, AU, fr, f_r, f_v, f_w, f_l)
     ``f_r`` [m], its velocity ``v + w x l`` at ``f_v`` [m/s], the body rate ``w`` at ``f_w``
     [rad/s] and ``l`` at ``f_l`` [m], with ``l = A^T P[o_l:o_l+3]`` (centre of mass -> unit
     origin) and ``r``, ``v``, ``w`` (body axes) from ``y[o_r:]``, ``y[o_v:]``, ``y[o_w:]``.
-    Inlined at numba IR level (``inline="always"``): as an out-of-line call (four array
-    arguments, not inlined by LLVM) it made the reference run 7 % slower."""
+    Inlined at numba IR level (``inline="always"``): an out-of-line call (four array
+    arguments, not inlined by LLVM) costs 7 % of the reference run."""
     quat_to_dcm(y, o_q, A)
     _matmul(G, A, AU)
     lx, ly, lz = _mtv(A, P[o_l], P[o_l + 1], P[o_l + 2])
@@ -132,8 +132,8 @@ def _kinematics(y, P, M, sc):
     coordinates (:func:`_mech`, into ``sc[SC_MECH:]``) of the state ``y``; the DCMs of the
     state into ``M[M_A1]``, ``M[M_A2]``, ``M[M_AAU]``, ``M[M_APU]``. Returns the views
     ``(fr, mc, A1, A2, AAU, APU)``. Every evaluation (stage, between steps, sample) starts
-    with it. Inlined at numba IR level (``inline="always"``): as an out-of-line call (array
-    views returned, reference counted) it made the reference run 5-10 % slower."""
+    with it. Inlined at numba IR level (``inline="always"``): an out-of-line call (array
+    views returned, reference counted) costs 5-10 % of the reference run."""
     A1 = M[M_A1]
     A2 = M[M_A2]
     AAU = M[M_AAU]
