@@ -56,6 +56,17 @@ def _rhs(form, y, body, rods, hinges, Q, G, Kt, Dt, Kbb_inv, Kbr, Dbr, dy, bend,
 
 
 @njit(**NJIT)
+def _engage(clamps, c, t, engaged, clamp_t, hinges):
+    """Engage clamp ``c`` at ``t`` [s]: mark it, record the time and put its stiffness and
+    damping on its hinge (the reduced operators are the caller's to rebuild)."""
+    k = int(clamps[c, CLAMP_HINGE])
+    engaged[c] = 1
+    clamp_t[c] = t
+    hinges[k, HINGE_K] = clamps[c, CLAMP_K]
+    hinges[k, HINGE_NU] = clamps[c, CLAMP_NU]
+
+
+@njit(**NJIT)
 def _load_vector(loads, t0, t1, Q):
     """Applied generalised forces on the segment ``[t0, t1)`` (constant there by construction)."""
     for i in range(Q.shape[0]):
@@ -240,10 +251,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
     for c in range(nclamp):
         k = int(clamps[c, CLAMP_HINGE])
         if abs(_rel_angle(y, off, k)) < clamps[c, CLAMP_THRESHOLD]:
-            engaged[c] = 1
-            clamp_t[c] = t
-            hinges[k, HINGE_K] = clamps[c, CLAMP_K]
-            hinges[k, HINGE_NU] = clamps[c, CLAMP_NU]
+            _engage(clamps, c, t, engaged, clamp_t, hinges)
     if form == FORM_REDUCED:
         st = reduced_operators(rods, hinges, G, Kt, Dt, Kbb_inv, Kbr, Dbr)
         if st != STATUS_OK:
@@ -380,11 +388,7 @@ def integrate(y0, t_out, body, rods, hinges0, loads, clamps, form, rtol, atol, m
                 _write_output(form, ytmp, t_out[io], body, rods, hinges, Q, G, Kt, Dt,
                               Kbb_inv, Kbr, Dbr, Y, bend_out, io, ynew, bend, W2, W1, I1)
                 io += 1
-            k = int(clamps[te_c, CLAMP_HINGE])
-            engaged[te_c] = 1
-            clamp_t[te_c] = te
-            hinges[k, HINGE_K] = clamps[te_c, CLAMP_K]
-            hinges[k, HINGE_NU] = clamps[te_c, CLAMP_NU]
+            _engage(clamps, te_c, te, engaged, clamp_t, hinges)
             if form == FORM_REDUCED:
                 st = reduced_operators(rods, hinges, G, Kt, Dt, Kbb_inv, Kbr, Dbr)
                 if st != STATUS_OK:

@@ -58,9 +58,10 @@ state, the state changes once per accepted step)::
 ``hyst_step`` does both (update, then force at the same q) and returns ``(force, status)``;
 its common case (the state stays) is one pass, bit-identical to update-then-force (tested).
 
-Caveat for callers with ``cache=True``: numba's cache of YOUR kernel does not notice a change
-in these callees; after pulling a new version of this module clear your ``__pycache__/*.nbi``
-/ ``*.nbc`` (or the benchmark's fresh ``NUMBA_CACHE_DIR`` trick) to avoid a stale build.
+Cached callers inside :mod:`models._kernels` are recompiled after an edit of this module by
+the package's cache guard; a cached ``@njit`` caller elsewhere (a benchmark driver) is not
+covered by it and needs its own fresh ``NUMBA_CACHE_DIR``.
+
 ``hyst_trace`` runs one element over a whole history (q, qdot, t) for loops and fits.
 No function here allocates.
 
@@ -97,7 +98,7 @@ __all__ = [
     "I_STATE", "I_NSLIP", "I_STATUS", "I_SIZE",
     "S_X3B", "S_Y3B", "S_X3E", "S_Y3E", "S_SHIFT", "S_QEXT", "F_SIZE",
     "ST_OK", "ST_ILLEGAL", "ST_NO_INTERSECTION",
-    "element_size", "hyst_force", "hyst_update", "hyst_step", "hyst_trace",
+    "element_size", "branch_side", "hyst_force", "hyst_update", "hyst_step", "hyst_trace",
     "hyst_reset",
 ]
 
@@ -152,28 +153,29 @@ def _branch(table, b, n, x):
 
 
 @njit(**NJIT)
+def branch_side(table, t0, positive):
+    """The side of element ``t0`` whose branches apply: ``(sign, base, n, k3)``, with
+    ``base`` the table index of that side's forward branch, ``n`` its node count and ``k3``
+    the slope of its transition segments. The positive side when ``positive`` (sign +1),
+    else the negative side (sign -1), stored mirrored: its deformation is ``sign * x`` and
+    its force ``sign * f`` in the side frame."""
+    n_p = int(table[t0 + H_NP])
+    if positive:
+        return 1.0, t0 + H_SIZE, n_p, table[t0 + H_K3P]
+    return -1.0, t0 + H_SIZE + 6 * n_p, int(table[t0 + H_NN]), table[t0 + H_K3N]
+
+
+@njit(**NJIT)
 def hyst_force(table, t0, istate, i0, fstate, f0, q):
     """Generalized force [N or N m] of one element at deformation ``q`` [m or rad].
 
     Pure: reads the state, mutates nothing, so it may be called at every integrator stage.
     """
-    n_p = int(table[t0 + H_NP])
     x = q - fstate[f0 + S_SHIFT]
     s = istate[i0 + I_STATE]
-    if s > 0 or (s == 0 and x >= 0.0):
-        sign = 1.0
-        xs = x
-        ss = s
-        base = t0 + H_SIZE
-        n = n_p
-        k3 = table[t0 + H_K3P]
-    else:
-        sign = -1.0
-        xs = -x
-        ss = -s
-        base = t0 + H_SIZE + 6 * n_p
-        n = int(table[t0 + H_NN])
-        k3 = table[t0 + H_K3N]
+    sign, base, n, k3 = branch_side(table, t0, s > 0 or (s == 0 and x >= 0.0))
+    xs = sign * x
+    ss = abs(s)
     if ss == 3:
         f = fstate[f0 + S_Y3B] + k3 * (xs - fstate[f0 + S_X3B])
     elif ss == 10:
@@ -273,22 +275,10 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
     if qdot == 0.0:
         istate[i0 + I_STATUS] = ST_OK
         return ST_OK
-    if s > 0 or (s == 0 and x >= band_hi):
-        sign = 1.0
-        xs = x
-        v = qdot
-        ss = s
-        base = t0 + H_SIZE
-        n = n_p
-        k3 = table[t0 + H_K3P]
-    else:
-        sign = -1.0
-        xs = -x
-        v = -qdot
-        ss = -s
-        base = t0 + H_SIZE + 6 * n_p
-        n = int(table[t0 + H_NN])
-        k3 = table[t0 + H_K3N]
+    sign, base, n, k3 = branch_side(table, t0, s > 0 or (s == 0 and x >= band_hi))
+    xs = sign * x
+    v = sign * qdot
+    ss = abs(s)
     c = table[base + 1]      # end of the common first segment of this side
     qn = table[base + n - 1]  # working-range limit q_F(N) = q_B(N)
     if xs < c:
@@ -394,21 +384,10 @@ def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
     s = istate[i0 + I_STATE]
     if s != 0 and qdot != 0.0:
         x = q - fstate[f0 + S_SHIFT]
-        n_p = int(table[t0 + H_NP])
-        if s > 0:
-            sign = 1.0
-            xs = x
-            v = qdot
-            ss = s
-            base = t0 + H_SIZE
-            n = n_p
-        else:
-            sign = -1.0
-            xs = -x
-            v = -qdot
-            ss = -s
-            base = t0 + H_SIZE + 6 * n_p
-            n = int(table[t0 + H_NN])
+        sign, base, n, k3 = branch_side(table, t0, s > 0)
+        xs = sign * x
+        v = sign * qdot
+        ss = abs(s)
         if xs >= table[base + 1]:  # outside the state-0 band, on this side
             if ss == 1 and v > 0.0 and xs < table[base + n - 1]:
                 istate[i0 + I_STATUS] = ST_OK
@@ -420,7 +399,6 @@ def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
                 tol = table[t0 + H_TOL]
                 if xs >= fstate[f0 + S_X3B] - tol and xs <= fstate[f0 + S_X3E] + tol:
                     istate[i0 + I_STATUS] = ST_OK
-                    k3 = table[t0 + H_K3P] if s > 0 else table[t0 + H_K3N]
                     return sign * (fstate[f0 + S_Y3B] + k3 * (xs - fstate[f0 + S_X3B])), ST_OK
             if ss == 10 and v > 0.0:
                 qn = table[base + n - 1]

@@ -90,15 +90,17 @@ the housing against the bending spring with the head held, ``sqrt(k_b (1 + L_M/l
 Layouts
 -------
 ``P`` (float64[NP]) packed parameters, indices ``P_*``; ``Y`` state ``Y_*``; output channels
-``O_*`` (``NCH`` columns); events ``EV_*``; status ``ST_*``.
+``O_*`` (``NCH`` columns); events ``EV_*``; status ``ST_*``; run information ``INFO_*``.
+Inside the kernel: the 3x3 matrices ``M_*``, the float scratch ``SC_*`` (unit frames
+``FR_*``, mechanism coordinates ``MC_*``, contact sums ``ACC_*``), the work array ``WK_*``
+and the held latch forces ``LF_*``; all are defined in
+:mod:`~models._kernels.probe_cone_layout`.
 
 Modules: :mod:`~models._kernels.probe_cone_layout` (layouts, helpers),
 :mod:`~models._kernels.probe_cone_stage` (stage derivative),
 :mod:`~models._kernels.probe_cone_between` (initial state, between-step updates),
 :mod:`~models._kernels.probe_cone_output` (samples, ledger); this module holds the time
-loop and re-exports the layouts. numba's on-disk cache of :func:`run` does not notice an
-edit of those modules (it checks this file only): after changing one, clear
-``models/_kernels/__pycache__/probe_cone.*.nb?`` (or touch this file).
+loop and re-exports the layouts.
 """
 from __future__ import annotations
 
@@ -163,8 +165,8 @@ def _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out):
     rad/s its centripetal load is a few mN). Other channels are NaN before the start.
     """
     rates = np.empty((n_pre, 6))
-    torque_free_rates(M[6], M[8], w1_0, -dt_out, rates, 0)
-    torque_free_rates(M[7], M[9], w2_0, -dt_out, rates, 3)
+    torque_free_rates(M[M_J1], M[M_JI1], w1_0, -dt_out, rates, 0)
+    torque_free_rates(M[M_J2], M[M_JI2], w2_0, -dt_out, rates, 3)
     row0 = out[n_pre]
     for j in range(chan.shape[0]):
         c = chan[j]
@@ -212,8 +214,9 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         end at its own ``P_T_END``).
     ev : float64[N_EV]
         Event times [s] (written; NaN = did not happen).
-    info : float64[8]
-        ``[t_fail, element/latch, detail, n_steps, n_small_steps, t_end, 0, 0]``.
+    info : float64[NINFO]
+        Run information (``INFO_*``): time and element of a failure, steps taken (all, near
+        contact), time reached.
 
     Returns
     -------
@@ -251,16 +254,14 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     fstate = np.zeros(N_ELEM * hk.F_SIZE)
     latch = np.zeros(N_LATCH, dtype=np.int64)
     LF = np.zeros((N_PL, NLF))
-    # 3x3 matrices: 0 A1, 1 A2, 2 A_AU, 3 A_PU (per evaluation); 4 G1, 5 G2, 6 J1, 7 J2,
-    # 8 J1^-1, 9 J2^-1 (constant, loaded once); 10, 11 scratch
-    M = np.empty((12, 3, 3))
-    _m3(P, P_G1, M[4])
-    _m3(P, P_G2, M[5])
-    _m3(P, P_J1, M[6])
-    _m3(P, P_J2, M[7])
-    _m3(P, P_JI1, M[8])
-    _m3(P, P_JI2, M[9])
-    sc = np.zeros(NSC + NCH)
+    M = np.empty((NM, 3, 3))    # M_*: the per-evaluation DCMs are written by _kinematics
+    _m3(P, P_G1, M[M_G1])
+    _m3(P, P_G2, M[M_G2])
+    _m3(P, P_J1, M[M_J1])
+    _m3(P, P_J2, M[M_J2])
+    _m3(P, P_JI1, M[M_JI1])
+    _m3(P, P_JI2, M[M_JI2])
+    sc = np.zeros(NSC)
     wk = np.zeros(NWK)
     y = np.empty(NY)
     initial_state(P, y)
@@ -292,7 +293,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
         if st != ST_OK:
             status = st
-            info[0] = t
+            info[INFO_T_FAIL] = t
             break
         contact = wk[WK_CONTACT] > 0.0
         if contact:
@@ -312,7 +313,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
             if k_out == 0 and n_pre > 0:
                 if contact:
                     status = ST_START_CONTACT
-                    info[0] = t
+                    info[INFO_T_FAIL] = t
                     break
                 _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out)
             k_out += 1
@@ -341,7 +342,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
                       wk, M, sc)
         if st != ST_OK:
             status = st
-            info[0] = t
+            info[INFO_T_FAIL] = t
             break
         h6 = h / 6.0
         for i in range(NY):
@@ -365,15 +366,15 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
             n_small += 1
     if math.isnan(ev[EV_CAPTURE]) is False:
         ev[EV_SEPARATION] = np.nan
-    info[3] = n_steps
-    info[4] = n_small
-    info[5] = t
+    info[INFO_STEPS] = n_steps
+    info[INFO_SMALL_STEPS] = n_small
+    info[INFO_T_END] = t
     return status
 
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def run_batch(Pb, mer, slots, hc, table, toff, chan, out, ev, info, status):
     """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
-    ``ev`` (n, N_EV), ``info`` (n, 8), ``status`` int64 (n) are written."""
+    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written."""
     for b in prange(Pb.shape[0]):
         status[b] = run(Pb[b], mer, slots, hc, table, toff, chan, out[b], ev[b], info[b])

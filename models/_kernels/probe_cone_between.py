@@ -11,10 +11,9 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_cr, _housing_rot, _m3, _matmul, _mtv, _mv,
-                                               _plunger)
-from models._kernels.probe_cone_stage import MC_PHID, MC_PSI, MC_PSID, MC_S, MC_SD, MC_TH, \
-    MC_THD, MC_WA, NMC, _frames, _mech
+from models._kernels.probe_cone_layout import (_cr, _diff_pu, _housing_rot, _m3, _matmul, _mtv,
+                                               _mv, _plunger)
+from models._kernels.probe_cone_stage import _kinematics
 from models._kernels.rigid_body import dcm_to_quat, quat_to_dcm
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
@@ -179,16 +178,7 @@ def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
 def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""
-    A1 = M[0]
-    A2 = M[1]
-    AAU = M[2]
-    APU = M[3]
-    G1 = M[4]
-    G2 = M[5]
-    fr = sc[0:24]
-    _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
-    mc = sc[65:65 + NMC]
-    _mech(y, P, AAU, fr, mc)
+    fr, mc, _, _, AAU, APU = _kinematics(y, P, M, sc)
     ux = mc[MC_WA]       # head frame: along the probe direction w (AU axes)
     uy = mc[MC_WA + 1]
     uz = mc[MC_WA + 2]
@@ -208,12 +198,12 @@ def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev
                 stt = hk.hyst_update(table, toff[e], istate, e * hk.I_SIZE, fstate,
                                      e * hk.F_SIZE, qs[e], qds[e], t)
         if stt != hk.ST_OK:
-            info[0] = t
-            info[1] = e
-            info[2] = stt
+            info[INFO_T_FAIL] = t
+            info[INFO_ELEMENT] = e
+            info[INFO_DETAIL] = stt
             return ST_HYSTERESIS, True
     # head centre in PU
-    hx, hy, hz = _mv(APU, y[Y_RH] - fr[9], y[Y_RH + 1] - fr[10], y[Y_RH + 2] - fr[11])
+    hx, hy, hz = _diff_pu(APU, y, Y_RH, fr, FR_R_PU)
     near = False
     # gap test: the head sphere inflated by the margin
     st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
@@ -222,7 +212,7 @@ def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev
         near = True
     # housing primitives within reach (plus the margin) of the cone: small step
     if hc.shape[0] > 0:
-        ox, oy, oz = _mv(APU, fr[0] - fr[9], fr[1] - fr[10], fr[2] - fr[11])
+        ox, oy, oz = _diff_pu(APU, fr, FR_R_AU, fr, FR_R_PU)
         if ox + P[P_HC_REACH] + P[P_GAP] > mer[0, ck.M_X]:
             near = True
     ntrig = 0

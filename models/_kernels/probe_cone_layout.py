@@ -1,13 +1,20 @@
-"""Probe-cone kernel, part 1: packed layouts (``P_*``, ``Y_*``, ``O_*``, ``EV_*``, ``ST_*``,
-work and scratch indices) and the small allocation-free helpers shared by the stage
-derivative, the between-step updates and the output. The model is described in
-:mod:`models._kernels.probe_cone`."""
+"""Probe-cone kernel, part 1: packed layouts and the small allocation-free helpers shared by the
+stage derivative, the between-step updates and the output. The model is described in
+:mod:`models._kernels.probe_cone`.
+
+Every offset into a packed array of the unit is named here, once: parameters ``P_*``, state
+``Y_*``, output channels ``O_*``, events ``EV_*``, status ``ST_*``, run information
+``INFO_*``, the work array ``WK_*``, the held latch forces ``LF_*``, the 3x3 matrices ``M_*``,
+and the float scratch of one evaluation ``SC_*`` with its parts: unit frames ``FR_*``,
+mechanism coordinates ``MC_*``, contact sums ``ACC_*``. The scratch regions (and the parts)
+are checked at import to tile their arrays without gap or overlap (:func:`_check_tiling`)."""
 from __future__ import annotations
 
 from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
+from models._kernels.contact_layout import TW_SIZE as _TW_SIZE
 
 # --------------------------------------------------------------------------------------------
 # packed parameters P
@@ -70,7 +77,6 @@ P_MOUTH_R = 126    # its radius [m] (<= 0: no segment-vs-mouth test)
 P_HC_REACH = 127   # largest distance of a housing contact primitive from the joint [m]
 P_T_PRE = 128      # free-flight extension before t = 0 [s] (output rows before the start)
 NP = 129
-NSC = 112          # float scratch of one rhs evaluation
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
             "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
@@ -192,6 +198,131 @@ LF_P = 3
 LF_DELTA = 6
 NLF = 7
 
+# run information (float64[NINFO], written by run())
+INFO_T_FAIL = 0       # time of the failure [s] (0 when the run ends normally)
+INFO_ELEMENT = 1      # failing hysteresis element (E_*), with ST_HYSTERESIS
+INFO_DETAIL = 2       # its hysteresis status (hysteresis.ST_*)
+INFO_STEPS = 3        # number of steps taken
+INFO_SMALL_STEPS = 4  # of which near contact (step P_H_SMALL)
+INFO_T_END = 5        # time reached [s]
+NINFO = 8             # 6, 7 reserved (zero)
+
+# --------------------------------------------------------------------------------------------
+# 3x3 matrices (float64[NM, 3, 3], one set per simulation)
+M_A1 = 0     # inertial -> body-1 DCM, from the quaternion (each evaluation)
+M_A2 = 1     # inertial -> body-2 DCM (each evaluation)
+M_AAU = 2    # inertial -> AU DCM, G1 A1 (each evaluation)
+M_APU = 3    # inertial -> PU DCM, G2 A2 (each evaluation)
+M_G1 = 4     # body-1 -> AU DCM (P_G1, loaded once)
+M_G2 = 5     # body-2 -> PU DCM (P_G2, loaded once)
+M_J1 = 6     # body-1 inertia, body axes [kg m^2] (P_J1, loaded once)
+M_J2 = 7     # body-2 inertia [kg m^2]
+M_JI1 = 8    # inverse of J1 [1/(kg m^2)] (P_JI1, derived by run())
+M_JI2 = 9    # inverse of J2 [1/(kg m^2)]
+M_ROT_HOUSING = 10  # work: housing -> PU rotation (stage); A_PAU = A_AU A_PU^T (sample)
+M_ROT_HEAD = 11     # work: head -> PU rotation (stage, once a latch has triggered)
+NM = 12
+
+# --------------------------------------------------------------------------------------------
+# unit frames of one evaluation (float64[NFR], written by _frames; inertial axes)
+FR_R_AU = 0   # AU origin O (the housing joint) [m] (3)
+FR_V_AU = 3   # its velocity [m/s] (3)
+FR_W1 = 6     # body-1 angular velocity [rad/s] (3)
+FR_R_PU = 9   # PU origin [m] (3)
+FR_V_PU = 12  # its velocity [m/s] (3)
+FR_W2 = 15    # body-2 angular velocity [rad/s] (3)
+FR_L1 = 18    # body-1 centre of mass -> AU origin [m] (3)
+FR_L2 = 21    # body-2 centre of mass -> PU origin [m] (3)
+NFR = 24
+
+# mechanism coordinates and rates of one state (float64[NMC], written by _mech)
+MC_U = 0      # housing axis u, inertial (3) [-]
+MC_UA = 3     # u in AU axes (3) [-]
+MC_PSI = 6    # lateral coordinates psi = u_y / u_x, theta = -u_z / u_x (AU) [-]
+MC_TH = 7
+MC_PSID = 8   # their rates [1/s]
+MC_THD = 9
+MC_RX = 10    # 1 / u_x (AU) [-]
+MC_W = 11     # probe direction w (bearing B -> head), inertial (3) [-]
+MC_IL = 14    # 1 / |d|, d = head - B [1/m]
+MC_S = 15     # stroke [m]
+MC_SD = 16    # stroke rate [m/s]
+MC_WD = 17    # w_dot, inertial (3) [1/s]
+MC_PHID = 20  # torsion rate [rad/s]
+MC_W1U = 21   # vehicle-1 angular velocity along u [rad/s]
+MC_WA = 22    # w in AU axes (3) [-]
+NMC = 25
+
+# contact sums of one evaluation (float64[NACC], accumulated by _contact_apply; PU axes)
+ACC_F = 0           # force on the passive unit [N] (3)
+ACC_M = 3           # its moment about the PU origin [N m] (3)
+ACC_M_HEAD = 6      # moment of the head's contact forces about the head centre [N m] (3)
+ACC_P_DISS = 9      # power dissipated by contacts (damping, friction) [W]
+ACC_P_EL = 10       # elastic contact power k dn dn_dot [W]
+ACC_E_EL = 11       # stored contact energy, sum of 1/2 k dn^2 [J]
+ACC_N = 12          # number of contacts [-]
+ACC_F_HOUSING = 13  # force of the housing contacts on the passive unit [N] (3)
+ACC_M_HOUSING = 16  # moment of their forces on the housing about the joint [N m] (3)
+ACC_N_HOUSING = 19  # number of housing contacts [-]
+NACC = 20
+
+# --------------------------------------------------------------------------------------------
+# float scratch of one simulation (float64[NSC]), reused by every evaluation: offset and size
+# of each region
+SC_FRAMES = 0                    # unit frames (FR_*)
+SC_FRAMES_SIZE = NFR
+SC_TW_HEAD = 24                  # twist of the head (active link of the head contacts),
+SC_TW_HEAD_SIZE = _TW_SIZE       # PU axes (contact TW_* layout) [m/s, rad/s, m]
+SC_TW_PU = 33                    # twist of the passive unit, PU axes (TW_*)
+SC_TW_PU_SIZE = _TW_SIZE
+SC_ACC = 42                      # contact sums (ACC_*)
+SC_ACC_SIZE = NACC
+SC_RATES = 62                    # body rates handed to euler_rhs, body axes [rad/s] (3)
+SC_RATES_SIZE = 3
+SC_MECH = 65                     # mechanism coordinates and rates (MC_*)
+SC_MECH_SIZE = NMC
+SC_TW_HOUSING = 90               # twist of the housing (active link of the housing
+SC_TW_HOUSING_SIZE = _TW_SIZE    # contacts), PU axes (TW_*)
+SC_TORQUE = 99                   # torque on a body, body axes [N m] (3)
+SC_TORQUE_SIZE = 3
+SC_RATES_DOT = 102               # its angular acceleration, body axes [rad/s^2] (3)
+SC_RATES_DOT_SIZE = 3
+SC_ROW = 105                     # one output sample, every channel (O_*), before the
+SC_ROW_SIZE = NCH                # chosen channels are copied out
+NSC = 159
+
+SC_REGIONS = ((SC_FRAMES, SC_FRAMES_SIZE), (SC_TW_HEAD, SC_TW_HEAD_SIZE),
+              (SC_TW_PU, SC_TW_PU_SIZE), (SC_ACC, SC_ACC_SIZE), (SC_RATES, SC_RATES_SIZE),
+              (SC_MECH, SC_MECH_SIZE), (SC_TW_HOUSING, SC_TW_HOUSING_SIZE),
+              (SC_TORQUE, SC_TORQUE_SIZE), (SC_RATES_DOT, SC_RATES_DOT_SIZE),
+              (SC_ROW, SC_ROW_SIZE))
+
+
+def _check_tiling(regions, n, what):
+    """Raise ``AssertionError`` unless the ``(offset, size)`` pairs cover ``range(n)`` exactly
+    once (no gap, no overlap, nothing outside)."""
+    end = 0
+    for off, size in sorted(regions):
+        if size <= 0 or off != end:
+            raise AssertionError(f"{what}: region at {off} (size {size}) does not start where "
+                                 f"the previous one ends ({end})")
+        end = off + size
+    if end != n:
+        raise AssertionError(f"{what}: the regions end at {end}, the array has {n} entries")
+
+
+_check_tiling(SC_REGIONS, NSC, "scratch SC_*")
+_check_tiling(((FR_R_AU, 3), (FR_V_AU, 3), (FR_W1, 3), (FR_R_PU, 3), (FR_V_PU, 3), (FR_W2, 3),
+               (FR_L1, 3), (FR_L2, 3)), NFR, "frames FR_*")
+_check_tiling(((MC_U, 3), (MC_UA, 3), (MC_PSI, 1), (MC_TH, 1), (MC_PSID, 1), (MC_THD, 1),
+               (MC_RX, 1), (MC_W, 3), (MC_IL, 1), (MC_S, 1), (MC_SD, 1), (MC_WD, 3),
+               (MC_PHID, 1), (MC_W1U, 1), (MC_WA, 3)), NMC, "mechanism MC_*")
+_check_tiling(((ACC_F, 3), (ACC_M, 3), (ACC_M_HEAD, 3), (ACC_P_DISS, 1), (ACC_P_EL, 1),
+               (ACC_E_EL, 1), (ACC_N, 1), (ACC_F_HOUSING, 3), (ACC_M_HOUSING, 3),
+               (ACC_N_HOUSING, 1)), NACC, "contact sums ACC_*")
+_check_tiling(tuple((m, 1) for m in (M_A1, M_A2, M_AAU, M_APU, M_G1, M_G2, M_J1, M_J2, M_JI1,
+                                     M_JI2, M_ROT_HOUSING, M_ROT_HEAD)), NM, "matrices M_*")
+
 _SQRT1_2 = 0.7071067811865476
 
 
@@ -235,6 +366,12 @@ def _mtv(A, x, y, z):
     return (A[0, 0] * x + A[1, 0] * y + A[2, 0] * z,
             A[0, 1] * x + A[1, 1] * y + A[2, 1] * z,
             A[0, 2] * x + A[1, 2] * y + A[2, 2] * z)
+
+
+@njit(**NJIT)
+def _diff_pu(APU, a, i, b, j):
+    """``A_PU (a[i:i+3] - b[j:j+3])``: the difference of two inertial vectors in PU axes."""
+    return _mv(APU, a[i] - b[j], a[i + 1] - b[j + 1], a[i + 2] - b[j + 2])
 
 
 @njit(**NJIT)
@@ -311,17 +448,10 @@ def _branch_potential(table, b, n, x):
 def _elem_stored(table, t0, istate, i0, fstate, f0, q):
     """Energy an element would return when unloaded along its backward (unloading) branch from
     ``q`` [J]; for a brake, deformation beyond the slip point stores nothing."""
-    n_p = int(table[t0 + hk.H_NP])
     x = q - fstate[f0 + hk.S_SHIFT]
     s = istate[i0 + hk.I_STATE]
-    if s > 0 or (s == 0 and x >= 0.0):
-        xs = x
-        base = t0 + hk.H_SIZE
-        n = n_p
-    else:
-        xs = -x
-        base = t0 + hk.H_SIZE + 6 * n_p
-        n = int(table[t0 + hk.H_NN])
+    sign, base, n, _ = hk.branch_side(table, t0, s > 0 or (s == 0 and x >= 0.0))
+    xs = sign * x
     if table[t0 + hk.H_KIND] == hk.KIND_BRAKE and xs > table[base + n - 1]:
         xs = table[base + n - 1]
     return _branch_potential(table, base + 3 * n, n, xs)

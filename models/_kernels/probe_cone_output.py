@@ -9,10 +9,9 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_cr, _elem_stored, _housing_rot, _mtv, _mv,
-                                               _plunger)
-from models._kernels.probe_cone_stage import (MC_PSI, MC_S, MC_TH, MC_U, MC_UA,
-                                              MC_W, MC_WA, NMC, _frames, _mech)
+from models._kernels.probe_cone_layout import (_cr, _diff_pu, _elem_stored, _housing_rot, _mtv,
+                                               _mv, _plunger)
+from models._kernels.probe_cone_stage import _kinematics
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
 
@@ -20,22 +19,11 @@ from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O
 # output
 @njit(**NJIT)
 def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, row):
-    A1 = M[0]
-    A2 = M[1]
-    AAU = M[2]
-    APU = M[3]
-    G1 = M[4]
-    G2 = M[5]
-    J1 = M[6]
-    J2 = M[7]
-    fr = sc[0:24]
-    _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
-    mc = sc[65:65 + NMC]
-    _mech(y, P, AAU, fr, mc)
+    fr, mc, A1, A2, AAU, APU = _kinematics(y, P, M, sc)
     uax = mc[MC_UA]
     uay = mc[MC_UA + 1]
     uaz = mc[MC_UA + 2]
-    v = sc[NSC:NSC + NCH]
+    v = sc[SC_ROW:SC_ROW + SC_ROW_SIZE]
     v[O_T] = t
     v[O_STROKE] = mc[MC_S]
     # housing angles q1 (pitch), q2 (yaw): u_A = (cos q1 cos q2, sin q2, -sin q1 cos q2)
@@ -57,15 +45,15 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
         v[O_AR + k] = y[Y_W1 + k]
         v[O_PR + k] = y[Y_W2 + k]
     # relative state
-    a, b, c = _mv(APU, fr[0] - fr[9], fr[1] - fr[10], fr[2] - fr[11])
+    a, b, c = _diff_pu(APU, fr, FR_R_AU, fr, FR_R_PU)
     v[O_REL] = a
     v[O_REL + 1] = b
     v[O_REL + 2] = c
-    a, b, c = _mv(APU, fr[3] - fr[12], fr[4] - fr[13], fr[5] - fr[14])
+    a, b, c = _diff_pu(APU, fr, FR_V_AU, fr, FR_V_PU)
     v[O_REL + 3] = a
     v[O_REL + 4] = b
     v[O_REL + 5] = c
-    APAU = M[10]
+    APAU = M[M_ROT_HOUSING]
     # A_PAU = AAU APU^T
     for i in range(3):
         for j in range(3):
@@ -78,7 +66,7 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     v[O_REL + 6] = math.atan2(APAU[1, 2], APAU[2, 2])
     v[O_REL + 7] = math.asin(sp)
     v[O_REL + 8] = math.atan2(APAU[0, 1], APAU[0, 0])
-    a, b, c = _mv(APU, fr[6] - fr[15], fr[7] - fr[16], fr[8] - fr[17])
+    a, b, c = _diff_pu(APU, fr, FR_W1, fr, FR_W2)
     v[O_REL + 9] = a
     v[O_REL + 10] = b
     v[O_REL + 11] = c
@@ -95,8 +83,8 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     plz = 0.0
     for k in range(3):
         ek += 0.5 * (m1 * y[Y_V1 + k] ** 2 + m2 * y[Y_V2 + k] ** 2 + mh * y[Y_VH + k] ** 2)
-    h1x, h1y, h1z = _mv(J1, y[Y_W1], y[Y_W1 + 1], y[Y_W1 + 2])
-    h2x, h2y, h2z = _mv(J2, y[Y_W2], y[Y_W2 + 1], y[Y_W2 + 2])
+    h1x, h1y, h1z = _mv(M[M_J1], y[Y_W1], y[Y_W1 + 1], y[Y_W1 + 2])
+    h2x, h2y, h2z = _mv(M[M_J2], y[Y_W2], y[Y_W2 + 1], y[Y_W2 + 2])
     ek += 0.5 * (h1x * y[Y_W1] + h1y * y[Y_W1 + 1] + h1z * y[Y_W1 + 2])
     ek += 0.5 * (h2x * y[Y_W2] + h2y * y[Y_W2 + 1] + h2z * y[Y_W2 + 2])
     ek += 0.5 * P[P_JT] * y[Y_SPIN] * y[Y_SPIN]

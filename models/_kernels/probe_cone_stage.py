@@ -10,72 +10,53 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _latch_dirs, _matmul, _mtv,
-                                               _mv)
+from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul,
+                                               _mtv, _mv)
 from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_to_dcm
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
 
 # --------------------------------------------------------------------------------------------
 # frames of one evaluation
+@njit(inline="always", **NJIT)
+def _unit_frame(y, P, o_r, o_v, o_q, o_w, o_l, A, G, AU, fr, f_r, f_v, f_w, f_l):
+    """One vehicle and its docking unit: the DCM ``A`` of the quaternion ``y[o_q:o_q+4]``,
+    the unit's ``AU = G A``; into ``fr`` (inertial axes): the unit origin ``r + l`` at
+    ``f_r`` [m], its velocity ``v + w x l`` at ``f_v`` [m/s], the body rate ``w`` at ``f_w``
+    [rad/s] and ``l`` at ``f_l`` [m], with ``l = A^T P[o_l:o_l+3]`` (centre of mass -> unit
+    origin) and ``r``, ``v``, ``w`` (body axes) from ``y[o_r:]``, ``y[o_v:]``, ``y[o_w:]``.
+    Inlined at numba IR level (``inline="always"``): an out-of-line call (four array
+    arguments, not inlined by LLVM) costs 7 % of the reference run."""
+    quat_to_dcm(y, o_q, A)
+    _matmul(G, A, AU)
+    lx, ly, lz = _mtv(A, P[o_l], P[o_l + 1], P[o_l + 2])
+    wx, wy, wz = _mtv(A, y[o_w], y[o_w + 1], y[o_w + 2])
+    cx, cy, cz = _cr(wx, wy, wz, lx, ly, lz)
+    fr[f_r] = y[o_r] + lx
+    fr[f_r + 1] = y[o_r + 1] + ly
+    fr[f_r + 2] = y[o_r + 2] + lz
+    fr[f_v] = y[o_v] + cx
+    fr[f_v + 1] = y[o_v + 1] + cy
+    fr[f_v + 2] = y[o_v + 2] + cz
+    fr[f_w] = wx
+    fr[f_w + 1] = wy
+    fr[f_w + 2] = wz
+    fr[f_l] = lx
+    fr[f_l + 1] = ly
+    fr[f_l + 2] = lz
+
+
 @njit(**NJIT)
 def _frames(y, P, A1, A2, AAU, APU, G1, G2, fr):
-    """Poses and velocities of the unit frames (inertial), written into ``fr``:
-    0 r_AU, 3 v_AU, 6 w1 (inertial), 9 r_PU, 12 v_PU, 15 w2 (inertial), 18 l1 (inertial),
-    21 l2 (inertial)."""
-    quat_to_dcm(y, Y_Q1, A1)
-    quat_to_dcm(y, Y_Q2, A2)
-    _matmul(G1, A1, AAU)
-    _matmul(G2, A2, APU)
-    l1x, l1y, l1z = _mtv(A1, P[P_L1], P[P_L1 + 1], P[P_L1 + 2])
-    l2x, l2y, l2z = _mtv(A2, P[P_L2], P[P_L2 + 1], P[P_L2 + 2])
-    w1x, w1y, w1z = _mtv(A1, y[Y_W1], y[Y_W1 + 1], y[Y_W1 + 2])
-    w2x, w2y, w2z = _mtv(A2, y[Y_W2], y[Y_W2 + 1], y[Y_W2 + 2])
-    c1x, c1y, c1z = _cr(w1x, w1y, w1z, l1x, l1y, l1z)
-    c2x, c2y, c2z = _cr(w2x, w2y, w2z, l2x, l2y, l2z)
-    fr[0] = y[Y_R1] + l1x
-    fr[1] = y[Y_R1 + 1] + l1y
-    fr[2] = y[Y_R1 + 2] + l1z
-    fr[3] = y[Y_V1] + c1x
-    fr[4] = y[Y_V1 + 1] + c1y
-    fr[5] = y[Y_V1 + 2] + c1z
-    fr[6] = w1x
-    fr[7] = w1y
-    fr[8] = w1z
-    fr[9] = y[Y_R2] + l2x
-    fr[10] = y[Y_R2 + 1] + l2y
-    fr[11] = y[Y_R2 + 2] + l2z
-    fr[12] = y[Y_V2] + c2x
-    fr[13] = y[Y_V2 + 1] + c2y
-    fr[14] = y[Y_V2 + 2] + c2z
-    fr[15] = w2x
-    fr[16] = w2y
-    fr[17] = w2z
-    fr[18] = l1x
-    fr[19] = l1y
-    fr[20] = l1z
-    fr[21] = l2x
-    fr[22] = l2y
-    fr[23] = l2z
+    """Poses and velocities of the unit frames (inertial axes), written into ``fr``
+    (``FR_*``); the DCMs ``A1``, ``A2`` from the state's quaternions and ``A_AU = G1 A1``,
+    ``A_PU = G2 A2``."""
+    _unit_frame(y, P, Y_R1, Y_V1, Y_Q1, Y_W1, P_L1, A1, G1, AAU, fr, FR_R_AU, FR_V_AU, FR_W1,
+                FR_L1)
+    _unit_frame(y, P, Y_R2, Y_V2, Y_Q2, Y_W2, P_L2, A2, G2, APU, fr, FR_R_PU, FR_V_PU, FR_W2,
+                FR_L2)
 
 
-# mechanism scratch (float64[NMC]) written by _mech
-MC_U = 0      # housing axis u, inertial (3)
-MC_UA = 3     # u in AU axes (3)
-MC_PSI = 6    # lateral coordinates psi = u_y / u_x, theta = -u_z / u_x (AU) [-]
-MC_TH = 7
-MC_PSID = 8   # their rates [1/s]
-MC_THD = 9
-MC_RX = 10    # 1 / u_x (AU)
-MC_W = 11     # probe direction w (bearing B -> head), inertial (3)
-MC_IL = 14    # 1 / |d|, d = head - B [1/m]
-MC_S = 15     # stroke [m]
-MC_SD = 16    # stroke rate [m/s]
-MC_WD = 17    # w_dot, inertial (3) [1/s]
-MC_PHID = 20  # torsion rate [rad/s]
-MC_W1U = 21   # vehicle-1 angular velocity along u [rad/s]
-MC_WA = 22    # w in AU axes (3)
-NMC = 25
 
 
 @njit(**NJIT)
@@ -101,7 +82,7 @@ def _mech(y, P, AAU, fr, mc):
     mc[MC_UA + 1] = uay
     mc[MC_UA + 2] = uaz
     # relative rate of u seen from AU
-    rx_, ry_, rz_ = _cr(wmx - fr[6], wmy - fr[7], wmz - fr[8], ux, uy, uz)
+    rx_, ry_, rz_ = _cr(wmx - fr[FR_W1], wmy - fr[FR_W1 + 1], wmz - fr[FR_W1 + 2], ux, uy, uz)
     dax, day, daz = _mv(AAU, rx_, ry_, rz_)
     rx = 1.0 / uax
     psi = uay * rx
@@ -113,13 +94,13 @@ def _mech(y, P, AAU, fr, mc):
     mc[MC_RX] = rx
     # probe
     lm = P[P_LM]
-    dx = y[Y_RH] - fr[0] - lm * ux
-    dy = y[Y_RH + 1] - fr[1] - lm * uy
-    dz = y[Y_RH + 2] - fr[2] - lm * uz
+    dx = y[Y_RH] - fr[FR_R_AU] - lm * ux
+    dy = y[Y_RH + 1] - fr[FR_R_AU + 1] - lm * uy
+    dz = y[Y_RH + 2] - fr[FR_R_AU + 2] - lm * uz
     cx, cy, cz = _cr(wmx, wmy, wmz, ux, uy, uz)
-    ddx = y[Y_VH] - fr[3] - lm * cx
-    ddy = y[Y_VH + 1] - fr[4] - lm * cy
-    ddz = y[Y_VH + 2] - fr[5] - lm * cz
+    ddx = y[Y_VH] - fr[FR_V_AU] - lm * cx
+    ddy = y[Y_VH + 1] - fr[FR_V_AU + 1] - lm * cy
+    ddz = y[Y_VH + 2] - fr[FR_V_AU + 2] - lm * cz
     ell = math.sqrt(dx * dx + dy * dy + dz * dz)
     il = 1.0 / ell
     wx = dx * il
@@ -135,7 +116,7 @@ def _mech(y, P, AAU, fr, mc):
     mc[MC_WD] = (ddx - wx * wdd) * il
     mc[MC_WD + 1] = (ddy - wy * wdd) * il
     mc[MC_WD + 2] = (ddz - wz * wdd) * il
-    w1u = fr[6] * ux + fr[7] * uy + fr[8] * uz
+    w1u = fr[FR_W1] * ux + fr[FR_W1 + 1] * uy + fr[FR_W1 + 2] * uz
     mc[MC_W1U] = w1u
     mc[MC_PHID] = y[Y_SPIN] - (wx * (wmx + w1u * ux) + wy * (wmy + w1u * uy)
                                + wz * (wmz + w1u * uz))
@@ -143,6 +124,25 @@ def _mech(y, P, AAU, fr, mc):
     mc[MC_WA] = wax
     mc[MC_WA + 1] = way
     mc[MC_WA + 2] = waz
+
+
+@njit(inline="always", **NJIT)
+def _kinematics(y, P, M, sc):
+    """The unit frames (:func:`_frames`, into ``sc[SC_FRAMES:]``) and the mechanism
+    coordinates (:func:`_mech`, into ``sc[SC_MECH:]``) of the state ``y``; the DCMs of the
+    state into ``M[M_A1]``, ``M[M_A2]``, ``M[M_AAU]``, ``M[M_APU]``. Returns the views
+    ``(fr, mc, A1, A2, AAU, APU)``. Every evaluation (stage, between steps, sample) starts
+    with it. Inlined at numba IR level (``inline="always"``): an out-of-line call (array
+    views returned, reference counted) costs 5-10 % of the reference run."""
+    A1 = M[M_A1]
+    A2 = M[M_A2]
+    AAU = M[M_AAU]
+    APU = M[M_APU]
+    fr = sc[SC_FRAMES:SC_FRAMES + SC_FRAMES_SIZE]
+    _frames(y, P, A1, A2, AAU, APU, M[M_G1], M[M_G2], fr)
+    mc = sc[SC_MECH:SC_MECH + SC_MECH_SIZE]
+    _mech(y, P, AAU, fr, mc)
+    return fr, mc, A1, A2, AAU, APU
 
 
 @njit(**NJIT)
@@ -171,11 +171,11 @@ def _rot_columns(AAU, APU, ux, uy, uz, C):
 
 @njit(**NJIT)
 def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
-    """Force law for one contact (PU axes) and accumulation into ``acc``:
-    0 force on passive (PU), 3 moment about the PU origin (PU), 6 moment of the head's force
-    about the head centre (PU; ``link`` 0), 9 dissipated power, 10 elastic power
-    k dn dn_dot, 11 sum of 1/2 k dn^2, 12 contact count; for a housing contact (``link`` 1)
-    13 force on passive, 16 moment of the housing's force about the joint, 19 count."""
+    """Force law for one contact (PU axes) and accumulation into the contact sums ``acc``
+    (``ACC_*``): force on the passive unit and its moment, dissipated and elastic power,
+    stored energy, count; for a head contact (``link`` 0) the moment of the head's force
+    about the head centre, for a housing contact (``link`` 1) its force on the passive unit,
+    the moment of the housing's force about the joint and the housing count."""
     fn, dd, fx, fy, fz, mpx, mpy, mpz, max_, may, maz = ck.contact_wrench(
         dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law)
     # relative velocity at the point (active - passive) to get the absorbed power f.v_rel
@@ -190,28 +190,57 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     vpz = twp[ck.TW_V + 2] + twp[ck.TW_W] * cpy - twp[ck.TW_W + 1] * cpx
     p_abs = fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
     kel = law[ck.LAW_K] * dn
-    acc[0] += fx
-    acc[1] += fy
-    acc[2] += fz
-    acc[3] += mpx
-    acc[4] += mpy
-    acc[5] += mpz
+    acc[ACC_F] += fx
+    acc[ACC_F + 1] += fy
+    acc[ACC_F + 2] += fz
+    acc[ACC_M] += mpx
+    acc[ACC_M + 1] += mpy
+    acc[ACC_M + 2] += mpz
     if link == 0:
-        acc[6] += max_
-        acc[7] += may
-        acc[8] += maz
+        acc[ACC_M_HEAD] += max_
+        acc[ACC_M_HEAD + 1] += may
+        acc[ACC_M_HEAD + 2] += maz
     else:
-        acc[13] += fx
-        acc[14] += fy
-        acc[15] += fz
-        acc[16] += max_
-        acc[17] += may
-        acc[18] += maz
-        acc[19] += 1.0
-    acc[9] += p_abs - kel * dd
-    acc[10] += kel * dd
-    acc[11] += 0.5 * kel * dn
-    acc[12] += 1.0
+        acc[ACC_F_HOUSING] += fx
+        acc[ACC_F_HOUSING + 1] += fy
+        acc[ACC_F_HOUSING + 2] += fz
+        acc[ACC_M_HOUSING] += max_
+        acc[ACC_M_HOUSING + 1] += may
+        acc[ACC_M_HOUSING + 2] += maz
+        acc[ACC_N_HOUSING] += 1.0
+    acc[ACC_P_DISS] += p_abs - kel * dd
+    acc[ACC_P_EL] += kel * dd
+    acc[ACC_E_EL] += 0.5 * kel * dn
+    acc[ACC_N] += 1.0
+
+
+@njit(inline="always", **NJIT)
+def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link):
+    """Every contact of a sphere (a point for ``rs = 0``) with the surface of revolution
+    ``mer``, the detector resumed feature by feature (:mod:`models._kernels.contact`), each
+    applied by :func:`_contact_apply` for ``link`` (twist ``tw_link``). Returns
+    ``(status, n, bottom)``: ``ST_OK``, or ``ST_PENETRATION`` / ``ST_GEOMETRY`` at the first
+    such contact (the ones before it are applied); the number of contacts applied; whether
+    one is on the socket bottom (the last face of the meridian). Inlined at numba IR level
+    (``inline="always"``), as :func:`_unit_frame` (five array arguments)."""
+    nmer = mer.shape[0]
+    n = 0
+    bottom = False
+    feat = 0
+    while True:
+        st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
+            xs, ys, zs, rs, mer, dnmax, feat)
+        if st == ck.NONE:
+            return ST_OK, n, bottom
+        if st == ck.PENETRATION_EXCEEDED:
+            return ST_PENETRATION, n, bottom
+        if st == ck.GEOMETRY_RANGE:
+            return ST_GEOMETRY, n, bottom
+        if f == 2 * (nmer - 2):
+            bottom = True
+        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, tw_link, twp, law, acc, link)
+        n += 1
+        feat = f + 1
 
 
 @njit(**NJIT)
@@ -220,7 +249,7 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
     the receiving cone; ``C`` the housing -> PU rotation, ``o`` the joint in PU. Pad
     endpoints are points (``R_S = 0``) against the surface of revolution (digest 7.1-7.4);
     pad segments against the mouth circle (7.6); rollers are spheres (7.1, 7.2). Forces and
-    moments go into ``acc`` (link 1). Returns a status."""
+    moments go into the contact sums ``acc`` (``ACC_*``, link 1). Returns a status."""
     mx = P[P_MOUTH_X]
     mr = P[P_MOUTH_R]
     for i in range(hc.shape[0]):
@@ -253,20 +282,11 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
                 qx = p2x
                 qy = p2y
                 qz = p2z
-            feat = 0
-            while True:
-                st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
-                    qx, qy, qz, rs, mer, dnmax, feat)
-                if st == ck.NONE:
-                    break
-                if st == ck.PENETRATION_EXCEEDED:
-                    return ST_PENETRATION
-                if st == ck.GEOMETRY_RANGE:
-                    return ST_GEOMETRY
-                _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twm, twp, law, acc, 1)
-                if qx > mx:
-                    deep_far = True
-                feat = f + 1
+            st, n, _ = _sphere_contacts(qx, qy, qz, rs, mer, dnmax, twm, twp, law, acc, 1)
+            if st != ST_OK:
+                return st
+            if n > 0 and qx > mx:
+                deep_far = True
         # segment vs mouth circle (7.6): only when the pad wraps round the rim, i.e. its end
         # beyond the mouth plane is free (inside the cone). Otherwise that end is in the
         # interface-plane material and its point contact is the contact; the tangent-line
@@ -284,11 +304,35 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
     return ST_OK
 
 
+@njit(inline="always", **NJIT)
+def _attitude_rhs(y, o_w, o_q, J, JI, tx, ty, tz, sc, dy):
+    """Rotational derivative of one vehicle: Newton-Euler in body axes for the rates
+    ``y[o_w:o_w+3]`` [rad/s] under the torque ``(tx, ty, tz)`` (body axes [N m]) into
+    ``dy[o_w:o_w+3]``, and the quaternion kinematics into ``dy[o_q:o_q+4]``; ``J``, ``JI`` the
+    inertia [kg m^2] and its inverse. Uses the scratch ``SC_RATES``, ``SC_TORQUE``,
+    ``SC_RATES_DOT``. Inlined at numba IR level (``inline="always"``), as
+    :func:`_kinematics`."""
+    w = sc[SC_RATES:SC_RATES + SC_RATES_SIZE]
+    mm = sc[SC_TORQUE:SC_TORQUE + SC_TORQUE_SIZE]
+    dw = sc[SC_RATES_DOT:SC_RATES_DOT + SC_RATES_DOT_SIZE]
+    w[0] = y[o_w]
+    w[1] = y[o_w + 1]
+    w[2] = y[o_w + 2]
+    mm[0] = tx
+    mm[1] = ty
+    mm[2] = tz
+    euler_rhs(J, JI, w, mm, dw)
+    dy[o_w] = dw[0]
+    dy[o_w + 1] = dw[1]
+    dy[o_w + 2] = dw[2]
+    quat_deriv(y, o_q, w, dy, o_q)
+
+
 @njit(**NJIT)
 def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk, M, sc):
-    """Derivative of the state; returns a status code. ``M`` holds 3x3 matrices
-    (12, 3, 3; see :func:`run`), ``sc`` a float scratch (NSC); ``wk`` receives interface
-    loads and contact flags. Allocation-free.
+    """Derivative of the state; returns a status code. ``M`` holds the 3x3 matrices
+    (``M_*``), ``sc`` the float scratch (``SC_*``); ``wk`` receives interface loads and
+    contact flags (``WK_*``). Allocation-free.
 
     Mechanism (all vectors inertial unless noted; derivation in the package docstring):
     the lateral absorber and its dampers act on the housing angles (torque pair between
@@ -298,18 +342,7 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     between the probe and the housing about ``w``. The probe is massless apart from the head
     point mass and its spin inertia ``J_t``; the housing has no translational mass (its centre
     of mass is taken at the joint) and a transverse inertia ``J_M``."""
-    A1 = M[0]
-    A2 = M[1]
-    AAU = M[2]
-    APU = M[3]
-    G1 = M[4]
-    G2 = M[5]
-    J1 = M[6]
-    J2 = M[7]
-    fr = sc[0:24]
-    _frames(y, P, A1, A2, AAU, APU, G1, G2, fr)
-    mc = sc[65:65 + NMC]
-    _mech(y, P, AAU, fr, mc)
+    fr, mc, A1, A2, AAU, APU = _kinematics(y, P, M, sc)
 
     # ---------------- mechanism ----------------
     ux = mc[MC_U]
@@ -392,59 +425,45 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
                     + cb * (ox_ * ox_ + oy_ * oy_ + oz_ * oz_))
 
     # ---------------- contacts (PU axes) ----------------
-    hIx = y[Y_RH] - fr[9]
-    hIy = y[Y_RH + 1] - fr[10]
-    hIz = y[Y_RH + 2] - fr[11]
-    hx, hy, hz = _mv(APU, hIx, hIy, hIz)
-    twa = sc[24:24 + ck.TW_SIZE]
-    twp = sc[33:33 + ck.TW_SIZE]
-    twa[0], twa[1], twa[2] = _mv(APU, y[Y_VH], y[Y_VH + 1], y[Y_VH + 2])
+    hx, hy, hz = _diff_pu(APU, y, Y_RH, fr, FR_R_PU)
+    twa = sc[SC_TW_HEAD:SC_TW_HEAD + SC_TW_HEAD_SIZE]
+    twp = sc[SC_TW_PU:SC_TW_PU + SC_TW_PU_SIZE]
+    twa[ck.TW_V], twa[ck.TW_V + 1], twa[ck.TW_V + 2] = _mv(APU, y[Y_VH], y[Y_VH + 1],
+                                                           y[Y_VH + 2])
     # head angular velocity: probe transverse rate w x w_dot and the spin about w
     gx, gy, gz = _cr(wx, wy, wz, wdx, wdy, wdz)
-    twa[3], twa[4], twa[5] = _mv(APU, gx + spin * wx, gy + spin * wy, gz + spin * wz)
-    twa[6] = hx
-    twa[7] = hy
-    twa[8] = hz
-    twp[0], twp[1], twp[2] = _mv(APU, fr[12], fr[13], fr[14])
-    twp[3], twp[4], twp[5] = _mv(APU, fr[15], fr[16], fr[17])
-    twp[6] = 0.0
-    twp[7] = 0.0
-    twp[8] = 0.0
+    twa[ck.TW_W], twa[ck.TW_W + 1], twa[ck.TW_W + 2] = _mv(APU, gx + spin * wx, gy + spin * wy,
+                                                           gz + spin * wz)
+    twa[ck.TW_O] = hx
+    twa[ck.TW_O + 1] = hy
+    twa[ck.TW_O + 2] = hz
+    twp[ck.TW_V], twp[ck.TW_V + 1], twp[ck.TW_V + 2] = _mv(APU, fr[FR_V_PU], fr[FR_V_PU + 1],
+                                                           fr[FR_V_PU + 2])
+    twp[ck.TW_W], twp[ck.TW_W + 1], twp[ck.TW_W + 2] = _mv(APU, fr[FR_W2], fr[FR_W2 + 1],
+                                                           fr[FR_W2 + 2])
+    twp[ck.TW_O] = 0.0
+    twp[ck.TW_O + 1] = 0.0
+    twp[ck.TW_O + 2] = 0.0
     law = P[P_LAW:P_LAW + ck.LAW_SIZE]
     dnmax = P[P_DNMAX]
-    acc = sc[42:62]
+    acc = sc[SC_ACC:SC_ACC + SC_ACC_SIZE]
     acc[:] = 0.0
-    status = ST_OK
-    bottom = 0.0
-    rh = P[P_RH]
-    nmer = mer.shape[0]
-    feat = 0
-    while True:
-        st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.sphere_vs_revolution(
-            hx, hy, hz, rh, mer, dnmax, feat)
-        if st == ck.NONE:
-            break
-        if st == ck.PENETRATION_EXCEEDED:
-            status = ST_PENETRATION
-            break
-        if st == ck.GEOMETRY_RANGE:
-            status = ST_GEOMETRY
-            break
-        if f == 2 * (nmer - 2):
-            bottom = 1.0
-        _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, 0)
-        feat = f + 1
+    status, _, on_bottom = _sphere_contacts(hx, hy, hz, P[P_RH], mer, dnmax, twa, twp, law, acc,
+                                            0)
+    bottom = 1.0 if on_bottom else 0.0
     # housing primitives (limiter pads, alignment rollers), gated by their reach
-    ox, oy, oz = _mv(APU, fr[0] - fr[9], fr[1] - fr[10], fr[2] - fr[11])
+    ox, oy, oz = _diff_pu(APU, fr, FR_R_AU, fr, FR_R_PU)
     if hc.shape[0] > 0 and ox + P[P_HC_REACH] > mer[0, ck.M_X]:
-        C = M[10]
+        C = M[M_ROT_HOUSING]
         _rot_columns(AAU, APU, mc[MC_UA], mc[MC_UA + 1], mc[MC_UA + 2], C)
-        twm = sc[90:90 + ck.TW_SIZE]
-        twm[0], twm[1], twm[2] = _mv(APU, fr[3], fr[4], fr[5])
-        twm[3], twm[4], twm[5] = _mv(APU, wmx + w1u * ux, wmy + w1u * uy, wmz + w1u * uz)
-        twm[6] = ox
-        twm[7] = oy
-        twm[8] = oz
+        twm = sc[SC_TW_HOUSING:SC_TW_HOUSING + SC_TW_HOUSING_SIZE]
+        twm[ck.TW_V], twm[ck.TW_V + 1], twm[ck.TW_V + 2] = _mv(APU, fr[FR_V_AU], fr[FR_V_AU + 1],
+                                                               fr[FR_V_AU + 2])
+        twm[ck.TW_W], twm[ck.TW_W + 1], twm[ck.TW_W + 2] = _mv(APU, wmx + w1u * ux,
+                                                               wmy + w1u * uy, wmz + w1u * uz)
+        twm[ck.TW_O] = ox
+        twm[ck.TW_O + 1] = oy
+        twm[ck.TW_O + 2] = oz
         st = _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc)
         if st != ST_OK:
             status = st
@@ -455,7 +474,7 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     if any_trig > 0:
         # columns of the head -> PU rotation (the head frame follows the probe direction w,
         # twisted by the torsion angle)
-        C = M[11]
+        C = M[M_ROT_HEAD]
         _rot_columns(AAU, APU, mc[MC_WA], mc[MC_WA + 1], mc[MC_WA + 2], C)
         xl = P[P_LATCH_X]
         r_in = P[P_LATCH_RIN]
@@ -504,65 +523,67 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
         ax_ = cpx - hx
         ay_ = cpy - hy
         az_ = cpz - hz
-        vax = twa[0] + twa[4] * az_ - twa[5] * ay_
-        vay = twa[1] + twa[5] * ax_ - twa[3] * az_
-        vaz = twa[2] + twa[3] * ay_ - twa[4] * ax_
-        vpx = twp[0] + twp[4] * cpz - twp[5] * cpy
-        vpy = twp[1] + twp[5] * cpx - twp[3] * cpz
-        vpz = twp[2] + twp[3] * cpy - twp[4] * cpx
+        vax = twa[ck.TW_V] + twa[ck.TW_W + 1] * az_ - twa[ck.TW_W + 2] * ay_
+        vay = twa[ck.TW_V + 1] + twa[ck.TW_W + 2] * ax_ - twa[ck.TW_W] * az_
+        vaz = twa[ck.TW_V + 2] + twa[ck.TW_W] * ay_ - twa[ck.TW_W + 1] * ax_
+        vpx = twp[ck.TW_V] + twp[ck.TW_W + 1] * cpz - twp[ck.TW_W + 2] * cpy
+        vpy = twp[ck.TW_V + 1] + twp[ck.TW_W + 2] * cpx - twp[ck.TW_W] * cpz
+        vpz = twp[ck.TW_V + 2] + twp[ck.TW_W] * cpy - twp[ck.TW_W + 1] * cpx
         p_latch += fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
         m1, m2, m3 = _cr(cpx, cpy, cpz, fx, fy, fz)
         n1, n2, n3 = _cr(ax_, ay_, az_, fx, fy, fz)
-        acc[0] += fx
-        acc[1] += fy
-        acc[2] += fz
-        acc[3] += m1
-        acc[4] += m2
-        acc[5] += m3
-        acc[6] -= n1
-        acc[7] -= n2
-        acc[8] -= n3
-        acc[12] += 1.0
+        acc[ACC_F] += fx
+        acc[ACC_F + 1] += fy
+        acc[ACC_F + 2] += fz
+        acc[ACC_M] += m1
+        acc[ACC_M + 1] += m2
+        acc[ACC_M + 2] += m3
+        acc[ACC_M_HEAD] -= n1
+        acc[ACC_M_HEAD + 1] -= n2
+        acc[ACC_M_HEAD + 2] -= n3
+        acc[ACC_N] += 1.0
     # capture sensors after capture: their total axial friction on the socket wall (digest
     # 8.4), regularized like the contact friction, at the head centre
     if any_trig == N_LATCH and P[P_SENS_FR] > 0.0:
-        vr = twa[0] - (twp[0] + twp[4] * hz - twp[5] * hy)
+        vr = twa[ck.TW_V] - (twp[ck.TW_V] + twp[ck.TW_W + 1] * hz - twp[ck.TW_W + 2] * hy)
         ve = law[ck.LAW_VEPS]
         fpx = P[P_SENS_FR] * vr / math.sqrt(vr * vr + ve * ve)
-        acc[0] += fpx
-        acc[4] += hz * fpx
-        acc[5] -= hy * fpx
-        acc[9] += fpx * vr
+        acc[ACC_F] += fpx
+        acc[ACC_M + 1] += hz * fpx
+        acc[ACC_M + 2] -= hy * fpx
+        acc[ACC_P_DISS] += fpx * vr
     dy[Y_W_LATCH] = p_latch
-    dy[Y_E_CONT] = acc[9]
-    dy[Y_W_CK] = acc[10]
-    wk[WK_FIF] = acc[0]
-    wk[WK_FIF + 1] = acc[1]
-    wk[WK_FIF + 2] = acc[2]
-    wk[WK_MIF] = acc[3]
-    wk[WK_MIF + 1] = acc[4]
-    wk[WK_MIF + 2] = acc[5]
-    wk[WK_ESC] = acc[11]
-    wk[WK_CONTACT] = 1.0 if acc[12] > 0.0 else 0.0
+    dy[Y_E_CONT] = acc[ACC_P_DISS]
+    dy[Y_W_CK] = acc[ACC_P_EL]
+    wk[WK_FIF] = acc[ACC_F]
+    wk[WK_FIF + 1] = acc[ACC_F + 1]
+    wk[WK_FIF + 2] = acc[ACC_F + 2]
+    wk[WK_MIF] = acc[ACC_M]
+    wk[WK_MIF + 1] = acc[ACC_M + 1]
+    wk[WK_MIF + 2] = acc[ACC_M + 2]
+    wk[WK_ESC] = acc[ACC_E_EL]
+    wk[WK_CONTACT] = 1.0 if acc[ACC_N] > 0.0 else 0.0
     wk[WK_BOTTOM] = bottom
-    wk[WK_HCONTACT] = 1.0 if acc[19] > 0.0 else 0.0
+    wk[WK_HCONTACT] = 1.0 if acc[ACC_N_HOUSING] > 0.0 else 0.0
 
     # ---------------- assemble ----------------
     # passive: every contact force f (PU) at its point
-    fIx, fIy, fIz = _mtv(APU, acc[0], acc[1], acc[2])
-    mpIx, mpIy, mpIz = _mtv(APU, acc[3], acc[4], acc[5])
-    t1x, t1y, t1z = _cr(fr[9] - y[Y_R2], fr[10] - y[Y_R2 + 1], fr[11] - y[Y_R2 + 2],
-                        fIx, fIy, fIz)
+    fIx, fIy, fIz = _mtv(APU, acc[ACC_F], acc[ACC_F + 1], acc[ACC_F + 2])
+    mpIx, mpIy, mpIz = _mtv(APU, acc[ACC_M], acc[ACC_M + 1], acc[ACC_M + 2])
+    t1x, t1y, t1z = _cr(fr[FR_R_PU] - y[Y_R2], fr[FR_R_PU + 1] - y[Y_R2 + 1],
+                        fr[FR_R_PU + 2] - y[Y_R2 + 2], fIx, fIy, fIz)
     M2x, M2y, M2z = _mv(A2, mpIx + t1x, mpIy + t1y, mpIz + t1z)
     # housing contacts: force on the housing -f_M (inertial), moment about the joint
-    fhx, fhy, fhz = _mtv(APU, acc[13], acc[14], acc[15])
-    chx, chy, chz = _mtv(APU, acc[16], acc[17], acc[18])
+    fhx, fhy, fhz = _mtv(APU, acc[ACC_F_HOUSING], acc[ACC_F_HOUSING + 1],
+                         acc[ACC_F_HOUSING + 2])
+    chx, chy, chz = _mtv(APU, acc[ACC_M_HOUSING], acc[ACC_M_HOUSING + 1],
+                         acc[ACC_M_HOUSING + 2])
     # head contacts: the head point gets -f_H at its centre; the couple m_c about the centre
     # acts on the probe
     fHx = fIx - fhx
     fHy = fIy - fhy
     fHz = fIz - fhz
-    mcx, mcy, mcz = _mtv(APU, acc[6], acc[7], acc[8])
+    mcx, mcy, mcz = _mtv(APU, acc[ACC_M_HEAD], acc[ACC_M_HEAD + 1], acc[ACC_M_HEAD + 2])
     # probe (massless apart from the head point and J_t): axial couple drives the spin; the
     # transverse couple (contact + bending, minus the gyroscopic J_t spin w_dot) is carried
     # by the head point as the force (m x w) / |d|; torsion reacts on the housing
@@ -599,7 +620,7 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     F1x = -Fhx - fhx
     F1y = -Fhy - fhy
     F1z = -Fhz - fhz
-    t2x, t2y, t2z = _cr(fr[18], fr[19], fr[20], F1x, F1y, F1z)
+    t2x, t2y, t2z = _cr(fr[FR_L1], fr[FR_L1 + 1], fr[FR_L1 + 2], F1x, F1y, F1z)
     M1x, M1y, M1z = _mv(A1, t2x - tlx + tu * ux, t2y - tly + tu * uy, t2z - tlz + tu * uz)
     p_thr = 0.0
     if t >= P[P_T_ON] and t < P[P_T_OFF]:
@@ -625,32 +646,7 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     dy[Y_VH] = (Fhx - fHx) * imh
     dy[Y_VH + 1] = (Fhy - fHy) * imh
     dy[Y_VH + 2] = (Fhz - fHz) * imh
-    JI = M[8]
-    w = sc[62:65]
-    mm = sc[99:102]
-    dw = sc[102:105]
-    w[0] = y[Y_W1]
-    w[1] = y[Y_W1 + 1]
-    w[2] = y[Y_W1 + 2]
-    mm[0] = M1x
-    mm[1] = M1y
-    mm[2] = M1z
-    euler_rhs(J1, JI, w, mm, dw)
-    dy[Y_W1] = dw[0]
-    dy[Y_W1 + 1] = dw[1]
-    dy[Y_W1 + 2] = dw[2]
-    quat_deriv(y, Y_Q1, w, dy, Y_Q1)
-    JI = M[9]
-    w[0] = y[Y_W2]
-    w[1] = y[Y_W2 + 1]
-    w[2] = y[Y_W2 + 2]
-    mm[0] = M2x
-    mm[1] = M2y
-    mm[2] = M2z
-    euler_rhs(J2, JI, w, mm, dw)
-    dy[Y_W2] = dw[0]
-    dy[Y_W2 + 1] = dw[1]
-    dy[Y_W2 + 2] = dw[2]
-    quat_deriv(y, Y_Q2, w, dy, Y_Q2)
+    _attitude_rhs(y, Y_W1, Y_Q1, M[M_J1], M[M_JI1], M1x, M1y, M1z, sc, dy)
+    _attitude_rhs(y, Y_W2, Y_Q2, M[M_J2], M[M_JI2], M2x, M2y, M2z, sc, dy)
     wk[WK_STATUS] = status
     return status

@@ -308,8 +308,9 @@ class Trajectory:
 def _unpack(out: np.ndarray, ev: np.ndarray, info: np.ndarray) -> Trajectory:
     ch = {n: out[:, i].copy() for i, n in enumerate(CHANNELS) if n != "t"}
     events = {n: (None if np.isnan(v) else float(v)) for n, v in zip(EVENT_NAMES, ev)}
-    return Trajectory(t=out[:, 0].copy(), channels=ch, events=events, steps=int(info[3]),
-                      small_steps=int(info[4]))
+    return Trajectory(t=out[:, 0].copy(), channels=ch, events=events,
+                      steps=int(info[kp.INFO_STEPS]),
+                      small_steps=int(info[kp.INFO_SMALL_STEPS]))
 
 
 def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
@@ -357,11 +358,11 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     chan = np.arange(kp.NCH, dtype=np.int64)
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)
-    info = np.zeros(8)
+    info = np.zeros(kp.NINFO)
     st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info)
     if st != kp.ST_OK:
-        detail = f"element {int(info[1])}" if st == kp.ST_HYSTERESIS else ""
-        raise SimulationError(st, info[0], detail)
+        detail = f"element {int(info[kp.INFO_ELEMENT])}" if st == kp.ST_HYSTERESIS else ""
+        raise SimulationError(st, info[kp.INFO_T_FAIL], detail)
     return _unpack(out, ev, info)
 
 
@@ -489,7 +490,7 @@ class BatchModel:
             Pb[:, kp.P_T_END] = np.minimum(np.maximum(k_end, 0.0) * dt, pk.P[kp.P_T_END])
         out = np.empty((n, self.n_pre + pk.n_out, len(self.chan)))
         ev = np.empty((n, kp.N_EV))
-        info = np.zeros((n, 8))
+        info = np.zeros((n, kp.NINFO))
         status = np.zeros(n, dtype=np.int64)
         kp.run_batch(Pb, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, self.chan, out, ev, info,
                      status)

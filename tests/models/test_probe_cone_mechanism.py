@@ -166,13 +166,13 @@ def _stage(scn, seed):
     P[kp.P_IMH] = 1 / P[kp.P_MH]
     P[kp.P_IJT] = 1 / P[kp.P_JT]
     P[kp.P_IJM] = 1 / P[kp.P_JM]
-    M = np.zeros((12, 3, 3))
-    for (oj, oi, k) in ((kp.P_J1, kp.P_JI1, 6), (kp.P_J2, kp.P_JI2, 7)):
+    M = np.zeros((kp.NM, 3, 3))
+    for (oj, mj, mi) in ((kp.P_J1, kp.M_J1, kp.M_JI1), (kp.P_J2, kp.M_J2, kp.M_JI2)):
         J = P[oj:oj + 9].reshape(3, 3)
-        M[k] = J
-        M[k + 2] = np.linalg.inv(J)
-    M[4] = P[kp.P_G1:kp.P_G1 + 9].reshape(3, 3)
-    M[5] = P[kp.P_G2:kp.P_G2 + 9].reshape(3, 3)
+        M[mj] = J
+        M[mi] = np.linalg.inv(J)
+    M[kp.M_G1] = P[kp.P_G1:kp.P_G1 + 9].reshape(3, 3)
+    M[kp.M_G2] = P[kp.P_G2:kp.P_G2 + 9].reshape(3, 3)
     table = pk.table.copy()
     assert apply_slip_force(table, pk.toff[kp.E_AX], P[kp.P_F_SLIP]) == 0
     y = np.zeros(kp.NY)
@@ -197,7 +197,7 @@ def _stage(scn, seed):
     y[kp.Y_PHI] = 0.001
     dy = np.zeros(kp.NY)
     wk = np.zeros(kp.NWK)
-    sc = np.zeros(kp.NSC + kp.NCH)
+    sc = np.zeros(kp.NSC)
     st = _rhs(0.0, y, P, pk.mer, pk.slots, pk.hc, table, pk.toff,
               np.zeros(kp.N_ELEM * hk.I_SIZE, dtype=np.int64), np.zeros(kp.N_ELEM * hk.F_SIZE),
               np.zeros(kp.N_LATCH, dtype=np.int64), np.zeros((kp.N_PL, kp.NLF)), dy, wk, M, sc)
@@ -216,7 +216,7 @@ def test_mechanism_power_and_momentum_balance_at_a_state(scn, seed):
 
     P, y, dy, M, sc = _stage(scn, seed)
     m1, m2, mh = P[kp.P_M1], P[kp.P_M2], P[kp.P_MH]
-    J1, J2 = M[6], M[7]
+    J1, J2 = M[kp.M_J1], M[kp.M_J2]
     v1, v2, vh = (y[o:o + 3] for o in (kp.Y_V1, kp.Y_V2, kp.Y_VH))
     a1, a2, ah = (dy[o:o + 3] for o in (kp.Y_V1, kp.Y_V2, kp.Y_VH))
     w1, w2 = y[kp.Y_W1:kp.Y_W1 + 3], y[kp.Y_W2:kp.Y_W2 + 3]
@@ -263,14 +263,19 @@ def _call(scn, hc, C, o, law=None):
     P = pk.P.copy()
     if law is None:
         law = np.array([2e6, 0.0, 0.0, 1e-3, 0.0])  # elastic only: f = k dn n
-    acc = np.zeros(20)
+    acc = np.zeros(kp.NACC)
     twm = np.zeros(ck.TW_SIZE)
-    twm[6:9] = o
+    twm[ck.TW_O:ck.TW_O + 3] = o
     twp = np.zeros(ck.TW_SIZE)
     st = _housing_contacts(np.ascontiguousarray(hc, dtype=float), pk.mer, P,
                            np.ascontiguousarray(C, dtype=float), o[0], o[1], o[2], twm, twp,
                            law, 0.01, acc)
     return st, acc
+
+
+def _vec(acc, o):
+    """The 3-vector of the contact sums ``acc`` at offset ``o`` (``ACC_*``)."""
+    return acc[o:o + 3]
 
 
 def _cone_point(x_depth, s_along, rho_sign=1.0):
@@ -299,12 +304,12 @@ def test_pad_endpoint_on_the_cone_pushes_along_the_surface_normal(scn):
     st, acc = _call(scn, hc, C, o)
     assert st == kp.ST_OK
     f = 2e6 * 0.002 * n
-    assert np.allclose(acc[13:16], f, atol=1e-9)
-    assert np.allclose(acc[0:3], f, atol=1e-9)
-    assert np.allclose(acc[16:19], np.cross(p_in - o, -f), atol=1e-9)
-    assert np.allclose(acc[3:6], np.cross(p_in, f), atol=1e-9)
-    assert acc[11] == pytest.approx(0.5 * 2e6 * 0.002 ** 2, rel=1e-9)
-    assert acc[19] == 1.0
+    assert np.allclose(_vec(acc, kp.ACC_F_HOUSING), f, atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_F), f, atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_M_HOUSING), np.cross(p_in - o, -f), atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_M), np.cross(p_in, f), atol=1e-9)
+    assert acc[kp.ACC_E_EL] == pytest.approx(0.5 * 2e6 * 0.002 ** 2, rel=1e-9)
+    assert acc[kp.ACC_N_HOUSING] == 1.0
 
 
 def test_pad_segment_across_the_mouth_circle(scn):
@@ -320,14 +325,15 @@ def test_pad_segment_across_the_mouth_circle(scn):
     hc[0, kp.HC_P1:kp.HC_P1 + 3] = p1 - o
     hc[0, kp.HC_P2:kp.HC_P2 + 3] = p2 - o
     st, acc = _call(scn, hc, C, o)
-    assert st == kp.ST_OK and acc[19] == 1.0
+    assert st == kp.ST_OK and acc[kp.ACC_N_HOUSING] == 1.0
     L = p2 - p1
     m = np.cross(L, [0.0, 0.0, 1.0])
     m = m / np.linalg.norm(m)
     m = m if m[0] > 0 else -m
     depth = 0.002 * m[1]
-    assert np.allclose(acc[0:3], 2e6 * depth * m, rtol=1e-9, atol=1e-9)
-    assert np.allclose(acc[3:6], np.cross([0.0, 0.402, 0.0], 2e6 * depth * m), atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_F), 2e6 * depth * m, rtol=1e-9, atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_M), np.cross([0.0, 0.402, 0.0], 2e6 * depth * m),
+                       atol=1e-9)
 
 
 def test_roller_against_the_cone(scn):
@@ -343,11 +349,11 @@ def test_roller_against_the_cone(scn):
     hc[0, kp.HC_P1:kp.HC_P1 + 3] = centre - o
     hc[0, kp.HC_R] = r
     st, acc = _call(scn, hc, C, o)
-    assert st == kp.ST_OK and acc[19] == 1.0
+    assert st == kp.ST_OK and acc[kp.ACC_N_HOUSING] == 1.0
     f = 2e6 * 0.003 * n
     cp = centre + r * n
-    assert np.allclose(acc[0:3], f, atol=1e-9)
-    assert np.allclose(acc[16:19], np.cross(cp - o, -f), atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_F), f, atol=1e-9)
+    assert np.allclose(_vec(acc, kp.ACC_M_HOUSING), np.cross(cp - o, -f), atol=1e-9)
 
 
 def _touching(scn, which="both"):
