@@ -63,8 +63,9 @@ def sphere_vs_revolution(xs, ys, zs, rs, mer, dn_max, start):
     lies inside the material and only matters for deep points). A sphere whose centre is on the
     free side touches face ``k`` when the foot of its perpendicular lies on the segment and the
     free-side distance ``h < rs``; it touches convex vertex ``V`` when
-    ``(S-V).t_prev > 0 > (S-V).t_next`` and ``|S-V| < rs``. These regions tile the free side,
-    so no shallow contact falls between them; at a concave corner the two faces overlap and give
+    ``(S-V).t_prev > 0 > (S-V).t_next`` (evaluated as the neighbouring faces' foot
+    parameters, so face and vertex regions cannot overlap by rounding) and ``|S-V| < rs``.
+    These regions tile the free side, so no shallow contact falls between them; at a concave corner the two faces overlap and give
     two contacts (both physical). For a centre inside the material (points, or deep spheres)
     the face slabs overlap at convex vertices: the face with the smaller penetration is kept.
 
@@ -117,12 +118,19 @@ def sphere_vs_revolution(xs, ys, zs, rs, mer, dn_max, start):
             kind = mer[k, M_KIND]
             if kind != KIND_CONVEX and kind != KIND_CONCAVE:
                 continue
+            # the vertex's region is where neither neighbouring face's foot lies on it, with
+            # the feet computed exactly as the face tests compute them: (S-V).t_prev > 0
+            # written as s_prev > len_prev, so that rounding cannot put a centre in both a
+            # face's and its vertex's region (a sphere centred on the rim's own radius gave
+            # the face contact and the rim contact at once)
+            s_prev, _h = _face_free_distance(mer, k - 1, xs, dl)
+            if s_prev <= mer[k - 1, M_LEN]:
+                continue
+            s_next, _h = _face_free_distance(mer, k, xs, dl)
+            if s_next >= 0.0:
+                continue
             ax = xs - mer[k, M_X]
             ar = dl - mer[k, M_RHO]
-            if ax * mer[k - 1, M_TX] + ar * mer[k - 1, M_TRHO] <= 0.0:
-                continue
-            if ax * mer[k, M_TX] + ar * mer[k, M_TRHO] >= 0.0:
-                continue
             dist = math.sqrt(ax * ax + ar * ar)
             if kind == KIND_CONVEX:
                 depth = rs - dist        # rim 7.2: centre on the free side
