@@ -107,7 +107,8 @@ class DockingUnit(abc.ABC):
 
     Class attributes a unit sets: :attr:`name`, :attr:`title`, :attr:`channels`,
     :attr:`parameters`, :attr:`initial_conditions`, :attr:`events`, :attr:`clock_events`,
-    :attr:`trajectory_channels`, :attr:`load_channels`, :attr:`energy_channels`.
+    :attr:`fitted_channels`, :attr:`trajectory_channels`, :attr:`load_channels`,
+    :attr:`energy_channels`.
     """
 
     #: registry name (the scenario's ``unit`` key)
@@ -129,6 +130,9 @@ class DockingUnit(abc.ABC):
     #: the flags of first contact and of capture (what a fitted span counts from)
     contact_flag: str = "contact"
     capture_flag: str = "capture"
+    #: the sensor channels a reconstruction fits when no run configuration names them (those
+    #: present in the record; the others, such as the contact flag, only anchor the clock)
+    fitted_channels: tuple[str, ...] = ()
     #: histories of a reconstruction's trajectory file
     trajectory_channels: tuple[str, ...] = ()
     #: histories :meth:`loads` and :meth:`energy` need

@@ -43,6 +43,18 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     [sampler]                # see recon.engines.SamplerSettings
     walkers = 32
 
+Defaults (a reconstruction out of the box). A run with no run table at all (no ``--config``
+and none in the scenario) takes the engine tables :data:`DEFAULT_RUN`. A missing
+``[parameters]`` table is built from the scenario's ``[envelope]`` table, the unit's
+first-contact envelope (a number fixes a parameter, ``[lower, upper]`` gives a uniform prior;
+``clock_offset`` counts from the record's first contact edge; :func:`envelope_parameters`).
+A missing ``[observation]`` table fits the unit's :attr:`~models.unit.DockingUnit.
+fitted_channels` that the record has, with ``sigma = "auto"`` and ``quantum = "auto"``:
+the noise is estimated from the record's pre-contact segment (:mod:`recon.noise`); any
+channel of a stated table may say ``"auto"`` too. :func:`complete_run` does this; the
+estimates are in ``result.json`` (``settings.noise``) and which tables were defaulted in
+``settings.defaults``.
+
 ``rel_pos_x`` (the axial position at the start of the simulation) and ``clock_offset`` are
 almost perfectly confounded (moving the start along the approach shifts every event in time),
 so a run configuration fixes ``rel_pos_x`` (a convention: the start plane) and fits the clock
@@ -60,19 +72,38 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from models.errors import InputError
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.io import load_toml
+from recon.noise import resolve_auto
 from recon.observation import ObservationModel
 from recon.engines import SamplerSettings
 from recon.problem import ParameterSpace
 from recon.reconstruct import ReconstructSettings
 from recon.span import choose_span, first_edge
 
-__all__ = ["RUN_TABLES", "RunConfig", "load_scenario"]
+__all__ = ["RUN_TABLES", "DEFAULT_RUN", "RunConfig", "load_scenario", "complete_run",
+           "envelope_parameters"]
 
 #: Tables of a run configuration (stripped from a scenario TOML before the unit reads it).
 RUN_TABLES = ("model", "parameters", "observation", "optimizer", "sampler")
+
+#: The engine tables of a reconstruction run without any run table (``dockrecon reconstruct``
+#: without ``--config``, and a scenario without run tables): the settings of the realistic-span
+#: flights (``telemetry_samples/flights/realistic/run.toml``, whose comments give the reasons),
+#: the ones the calibration study measured (benchmarks/README.md).
+DEFAULT_RUN: dict[str, dict[str, Any]] = {
+    "model": {"duration": "record", "fit_before_contact": 3.0, "fit_after_capture": 3.0},
+    "optimizer": {"starts": 0, "screen": 512, "keep": 8, "pre_nfev": 20, "pre_keep": 2,
+                  "max_nfev": 100, "jac_step": 1e-2, "draws": 40, "importance": 2000,
+                  "mcmc_below_ess": 100, "search_retries": 2},
+    "sampler": {"walkers": 32, "ensembles": 2, "max_steps": 2000, "check_every": 100},
+}
+#: finite-difference step [s] of a clock offset from the envelope (the data pin the clock to
+#: about 1 ms; a fraction of a 7.5-s prior spread would be 20 ms)
+CLOCK_STEP = 0.005
 
 
 def load_scenario(path: str | os.PathLike) -> tuple[DockingUnit, Any, dict[str, Any]]:
@@ -80,6 +111,8 @@ def load_scenario(path: str | os.PathLike) -> tuple[DockingUnit, Any, dict[str, 
     in it)``. Errors name the file and the key."""
     d = load_toml(path)
     run = {k: d.pop(k) for k in RUN_TABLES if k in d}
+    if "envelope" in d:
+        run["envelope"] = d.pop("envelope")
     try:
         if "unit" not in d:
             raise InputError("no docking unit named: add unit = \"NAME\" at the top (known: "
@@ -88,6 +121,65 @@ def load_scenario(path: str | os.PathLike) -> tuple[DockingUnit, Any, dict[str, 
         return unit, unit.scenario(d), run
     except InputError as exc:
         raise exc.with_source(str(path))
+
+
+def envelope_parameters(envelope: Mapping[str, Any], *, key: str = "envelope"
+                        ) -> dict[str, Any]:
+    """A ``[parameters]`` table from an ``[envelope]`` table (module docstring): a number
+    fixes the parameter, ``[lower, upper]`` gives it a uniform prior [SI]; ``clock_offset``
+    is anchored on the first contact edge with a :data:`CLOCK_STEP` difference step."""
+    if not isinstance(envelope, Mapping) or not envelope:
+        raise InputError("expected a table of parameters", key=key)
+    out: dict[str, Any] = {}
+    for name, v in envelope.items():
+        if isinstance(v, bool):
+            raise InputError("expected a number or [lower, upper]", key=f"{key}.{name}")
+        if isinstance(v, (int, float)):
+            out[name] = {"fixed": float(v)}
+            continue
+        if (not isinstance(v, (list, tuple)) or len(v) != 2
+                or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in v)
+                or not v[0] < v[1]):
+            raise InputError("expected a number or [lower, upper] with lower < upper",
+                             key=f"{key}.{name}")
+        out[name] = {"lower": float(v[0]), "upper": float(v[1])}
+        if name == "clock_offset":
+            out[name].update(anchor="contact", step=CLOCK_STEP)
+    return out
+
+
+def complete_run(run: Mapping[str, Any], unit: DockingUnit, record
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fill what a run configuration leaves out (module docstring, "Defaults") and resolve
+    ``"auto"`` noise from ``record``. Returns the run tables and what was filled in:
+    ``{"defaults": [tables], "noise": {channel: estimate}}``."""
+    run = dict(run)
+    envelope = run.pop("envelope", None)
+    filled: list[str] = []
+    if not any(k in run for k in RUN_TABLES):
+        for k, table in DEFAULT_RUN.items():
+            run[k] = dict(table)
+            filled.append(k)
+    if "parameters" not in run:
+        if envelope is None:
+            raise InputError("missing table: give the fitted parameters and their priors "
+                             "(or an [envelope] table in the scenario)", key="parameters")
+        run["parameters"] = envelope_parameters(envelope)
+        filled.append("parameters (from the envelope)")
+    if "observation" not in run:
+        chans = [c for c in unit.fitted_channels
+                 if c in record.channels and np.isfinite(record.samples(c)[1]).any()]
+        if not chans:
+            raise InputError(f"missing table, and the record has none of the {unit.title}'s "
+                             f"channels ({', '.join(unit.fitted_channels)})", key="observation")
+        run["observation"] = {"channels": {c: {"sigma": "auto"} if unit.channels[c].binary
+                                           else {"sigma": "auto", "quantum": "auto"}
+                                           for c in chans}}
+        filled.append("observation (sigma and quantum from the record)")
+    obs, noise = resolve_auto(run["observation"], record, contact_flag=unit.contact_flag,
+                              binary=lambda c: c in unit.channels and unit.channels[c].binary)
+    run["observation"] = obs
+    return run, {"defaults": filled, "noise": noise}
 
 
 @dataclasses.dataclass(frozen=True)

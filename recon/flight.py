@@ -36,7 +36,7 @@ from typing import Any
 
 from models.errors import InputError
 from models.unit import DockingUnit
-from recon.config import RunConfig, load_scenario
+from recon.config import RunConfig, complete_run, load_scenario
 from recon.forward import UnitForward
 from recon.io import load_toml
 from recon.problem import ReconstructionProblem
@@ -57,6 +57,8 @@ class Flight:
     config: RunConfig
     unit: DockingUnit
     scenario: Any
+    #: what :func:`recon.config.complete_run` filled in: defaulted tables, noise estimates
+    filled: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __iter__(self):  # problem, config, scenario = flight_problem(...)
         return iter((self.problem, self.config, self.scenario))
@@ -86,11 +88,12 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
         extra = dict(config) if isinstance(config, Mapping) else load_toml(config)
         src = "run configuration" if isinstance(config, Mapping) else str(config)
         run = {**run, **extra}
+    record = load_telemetry(telemetry)
     try:
+        run, filled = complete_run(run, unit, record)
         cfg = RunConfig.from_dict(run, **overrides)
     except InputError as exc:
         raise exc.with_source(src)
-    record = load_telemetry(telemetry)
     try:
         space = cfg.space_for(record)
     except InputError as exc:
@@ -119,7 +122,7 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
             clock_events=[(flag, unit.event_column(ev)) for flag, ev in unit.clock_events])
     except InputError as exc:
         raise exc.with_source(str(record.source))
-    return Flight(problem, cfg, unit, scn)
+    return Flight(problem, cfg, unit, scn, filled)
 
 
 def unit_outputs(problem: ReconstructionProblem, unit: DockingUnit) -> dict[str, Any]:
@@ -176,5 +179,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                         "model": {"duration": cfg.duration, "rate": cfg.rate,
                                   "fit_after_capture": cfg.fit_after_capture,
                                   "fit_before_contact": cfg.fit_before_contact},
-                        "fit_span": problem.span.to_dict()},
+                        "fit_span": problem.span.to_dict(),
+                        "defaults": list(flight.filled.get("defaults", [])),
+                        "noise": dict(flight.filled.get("noise", {}))},
         progress=progress)

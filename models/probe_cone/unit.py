@@ -118,6 +118,9 @@ class ProbeConeUnit(DockingUnit):
     events = EVENT_NAMES
     # capture is one sharp switch of all four latches; first contact may chatter
     clock_events = (("capture", "capture"), ("contact", "first_contact"))
+    fitted_channels = ("stroke", "gimbal_pitch", "gimbal_yaw", "capture",
+                       "active_rate_x", "active_rate_y", "active_rate_z",
+                       "passive_rate_x", "passive_rate_y", "passive_rate_z")
     trajectory_channels = (
         *IC_NAMES,
         "interface_force_x", "interface_force_y", "interface_force_z",

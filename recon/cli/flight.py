@@ -55,7 +55,10 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
 @output_option("the result directory (result.json, fit.parquet, trajectory.parquet, "
                "posterior.nc, chains.h5, the report)", file_okay=False, dir_okay=True,
                metavar="DIR")
-@config_option("the run TOML: [parameters], [observation], [model], [optimizer], [sampler]")
+@config_option("the run TOML: [parameters], [observation], [model], [optimizer], [sampler]; "
+               "without it (and without run tables in the scenario) the documented "
+               "defaults: priors from the scenario's [envelope], noise estimated from the "
+               "record (recon.config)")
 @seed_option()
 @click.option("--walkers", type=click.IntRange(min=2), default=None, help="Walkers per ensemble.")
 @click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")

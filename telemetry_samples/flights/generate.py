@@ -217,7 +217,8 @@ def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: 
 def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict, *,
                        approach: float = 8.0, after_capture: float = 22.0,
                        record_start: float = 0.0, scenario=None, split: bool = False,
-                       horizon: float = 15.0, dropouts: dict | None = None) -> list[Path]:
+                       horizon: float = 15.0, dropouts: dict | None = None,
+                       noise_scale: float = 1.0) -> list[Path]:
     """Record a flight the way a flight recorder does (module docstring) and write it with
     its truth.
 
@@ -240,6 +241,9 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
     dropouts
         ``{"mechanism": (start, length), "gyros": (start, length)}`` [s], the start counted
         from the start plane; default: 0.4 s and 0.6 s at seeded random times after it.
+    noise_scale
+        Factor on the white noise of the continuous channels (the quantization steps stay):
+        a record noisier or quieter than the shipped run configuration states.
 
     Returns the telemetry file(s); ``<name>.truth.json`` is written beside them.
     """
@@ -282,7 +286,8 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
         template[ch] = np.where(has, 0.0, np.nan)
     tel0 = Telemetry.from_arrays(t_all + record_start, template, source=name)
     model = ObservationModel(
-        (*OBSERVATION.channels,
+        (*(c if c.binary else dataclasses.replace(c, sigma=c.sigma * noise_scale)
+           for c in OBSERVATION.channels),
          *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
                                             "latch_3", "latch_4"))), clock_offset=record_start)
     rec = model.bind(tel0).synthesize(traj.t, traj.channels, rng)
@@ -312,6 +317,7 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
     events = {k: (None if v is None else v - t_star) for k, v in traj.events.items()}
     write_json({"parameters": truth, "events": events,
                 "settings": {"seed": seed, "approach": approach, "after_capture": after_capture,
+                             "noise_scale": noise_scale,
                              "record_start": record_start, "start_plane_crossing": t_star,
                              "record_end": record_start + t_end, "split": split,
                              "dropouts": {"mechanism": [record_start + drop_m, len_m],
