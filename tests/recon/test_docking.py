@@ -232,6 +232,7 @@ def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.shipped
 @pytest.mark.parametrize("flight", ["nominal", "misaligned"])
 def test_shipped_flight_reconstruction(tmp_path, flight):
     """The ``make demo`` engine (run.toml: first guess, cross-entropy screen, two-phase polish,
