@@ -496,6 +496,26 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
             caption="Telemetry samples of each fitted channel inside the fitted span and "
                     "outside it (never compared with the model)."),))
 
+    defaulted = settings.get("defaults") or []
+    noise = settings.get("noise") or {}
+    if defaulted or noise:
+        blocks = []
+        if defaulted:
+            blocks.append(Paragraph("No run configuration gave these tables; the documented "
+                                    "defaults did (recon.config): " + "; ".join(defaulted)
+                                    + "."))
+        if noise:
+            blocks.append(Table(
+                ("channel", "sigma", "quantum", "samples", "from"),
+                tuple((c, fmt(v.get("sigma"), None) if v.get("sigma") is not None else "stated",
+                       fmt(v.get("quantum"), None) if v.get("quantum") is not None
+                       else "stated",
+                       str(v.get("samples", "")), str(v.get("method", "")))
+                      for c, v in noise.items()),
+                caption='Sensor noise estimated from the record (sigma = "auto", SI: the '
+                        "channel's unit; a 0/1 channel's sigma is its switch timing [s])."))
+        sections[-1] = Section(sections[-1].title, sections[-1].blocks + tuple(blocks))
+
     tel = settings.get("telemetry", "")
     title = "Post-flight docking reconstruction"
     if status in _NOT_OK:

@@ -245,10 +245,13 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
       costs differ by less than 1), and the truth's excess over it is within
       chi2_12 99.9 % / 2 = 16.4;
     * the 68 % interval of the closing velocity is narrower than 0.01 m/s (issue 6);
-    * the truths fall inside their 95 % intervals as often as a calibrated posterior lets
-      them: at most 2 of the 11 initial conditions outside (with independent 95 % intervals
-      3 or more misses happen with probability 2 %), none more than 4 half-widths of its
-      68 % interval from the median.
+    * the truth of the 11 initial conditions lies inside the posterior's joint 95 % region
+      (recon.validation.joint_check), and none is more than 4 half-widths of its 68 %
+      interval from its median. (Until session 5 this counted marginal misses, at most 2 of
+      11 as if the intervals were independent; they are not: on the misaligned flight
+      rel_vel_y, rel_roll and rel_rate_z miss together at z 2.0, 3.0, 2.2 while the joint
+      distance is d2 = 18.0 < 19.7, p 0.08, the same flight's hybrid-engine figure in
+      benchmarks/README.md being 18.7.)
 
     Issue 6 asks for every truth inside its 95 % interval on every shipped flight; a calibrated
     posterior misses one of 11 about 43 % of the time, so that is checked, and recorded, by
@@ -256,6 +259,7 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     """
     from recon.flight import reconstruct_flight
     from recon.engines import multistart
+    from recon.validation import joint_check
 
     truth = json.loads((FLIGHTS / f"{flight}.truth.json").read_text())["parameters"]
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
@@ -272,8 +276,9 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     lo, hi = out["rel_vel_x"]["ci68"]
     assert hi - lo < 0.01
     ics = [n for n in out if n.startswith("rel_") and n != "rel_pos_x"]
-    missed = [n for n in ics if not out[n]["ci95"][0] <= truth[n] <= out[n]["ci95"][1]]
-    assert len(missed) <= 2, missed
+    doc = json.loads((tmp_path / "out" / "result.json").read_text())
+    joint = joint_check(doc, truth, ics)
+    assert joint["in95"], joint
     for n in ics:
         half = 0.5 * (out[n]["ci68"][1] - out[n]["ci68"][0])
         assert abs(truth[n] - out[n]["median"]) <= 4 * half, n
