@@ -3,6 +3,7 @@ records (static hysteresis loops, rig records, resonance tests)."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import click
 
@@ -41,9 +42,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     RECORD is CSV (headers ``q[unit]``, ``force[unit]``) or Parquet (field metadata ``unit``),
     samples in the order they were taken.
     """
-    from identification.hysteresis_fit import fit_hysteresis
     from models.hysteresis import element_from_dict
-    from recon.io import atomic_path, load_toml, read_table, versions, write_json
+    from recon.identify import identify_hysteresis
+    from recon.io import atomic_path, load_toml, read_table
+    from recon.result import write_result
 
     try:
         start = element_from_dict(load_toml(element_path))
@@ -54,35 +56,32 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
                                    required=("q", "force"), allow_nan=False)
     log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
     try:
-        fit = fit_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
-                             n_starts=starts, seed=seed)
+        result = identify_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
+                                     n_starts=starts, seed=seed)
     except InputError as exc:
         raise exc.with_source(str(record)) from None
-    result = {
-        "kind": "hysteresis_fit",
-        "record": str(record),
-        "record_units": file_units,
-        "start_element": str(element_path),
-        **fit.to_dict(),
-        "settings": {"starts": starts, "seed": seed, "rel_spread": 0.08},
-        "versions": versions(),
-    }
+    result.sections = {"record": str(record), "record_units": file_units,
+                       "start_element": str(element_path), **result.sections}
     if plot is not None:
         import matplotlib.pyplot as plt
 
         from reports.figures_hysteresis import hysteresis_fit_figure
 
-        fig = hysteresis_fit_figure(frame["q"].to_numpy(), frame["force"].to_numpy(), fit,
+        fitted = result.fitted
+        fig = hysteresis_fit_figure(fitted["q"], fitted["force"], fitted["model"],
+                                    element_from_dict(result.element), rms=result.residual_rms,
                                     title=f"{start.name}: {record}")
         with atomic_path(plot) as tmp:
             fig.savefig(tmp, format="png", dpi=120)
         plt.close(fig)
-        result["plot"] = str(plot)
-    write_json(result, output)  # last: the result exists only when complete
+        result.sections["plot"] = str(plot)
+    out = Path(output)
+    write_result(out.parent, result, name=out.name)  # last: complete when it exists
     end_with_report(output)
-    unit = fit.element.units[1]
-    say(f"{output}: residual RMS {fit.residual_rms:.4g} {unit} over {fit.n_points} "
-        f"samples ({'converged' if fit.success else 'NOT converged: ' + fit.message})")
+    opt = result.optimizer
+    say(f"{output}: residual RMS {result.residual_rms:.4g} {result.residual_rms_unit} over "
+        f"{result.n_points} samples "
+        f"({'converged' if opt['success'] else 'NOT converged: ' + opt['message']})")
 
 
 @identify.command("rig")
