@@ -92,11 +92,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
                file_okay=False, dir_okay=True, metavar="DIR")
 def identify_rig_cmd(record_path, config, output):
     """Identify actuator characteristics / the platform's transport delay from a rig record."""
-    from pathlib import Path
-
-    from identification.rig import (RECORD_UNITS, IdentifySettings, RigRecord, identify_rig,
-                                    result_document)
-    from recon.io import read_table, versions, write_json, write_table
+    from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
+    from recon.identify import identify_rig
+    from recon.io import read_table
+    from recon.result import write_result
 
     config_path = config
     config = rig_config(config_path)
@@ -107,18 +106,17 @@ def identify_rig_cmd(record_path, config, output):
     frame, _ = read_table(record_path, RECORD_UNITS)
     try:
         record = RigRecord.from_frame(frame, kind, source=record_path)
-        fit = identify_rig(config, record)
+        result = identify_rig(config, record)
     except InputError as exc:
         raise exc.with_source(record_path)
-    out = Path(output)
-    write_table(fit.fitted, out / "fitted.parquet")
-    doc = result_document(fit, config, record=str(record_path), config_path=str(config_path),
-                          versions=versions())
-    write_json(doc, out / "result.json")
-    for name, p in doc["parameters"].items():
+    result.sections = {"record": str(record_path), "config": str(config_path),
+                       **result.sections}
+    write_result(output, result)  # fitted.parquet, then result.json last
+    for name, p in result.parameters.items():
         say(f"{name:26s} {p['map']:.6g} [{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}] {p['unit']}")
-    if fit.identifiability["not_separable"]:
-        say("not separable by this record: " + ", ".join(fit.identifiability["not_separable"]))
+    not_sep = result.identifiability["not_separable"]
+    if not_sep:
+        say("not separable by this record: " + ", ".join(not_sep))
     end_with_report(output)
 
 
