@@ -146,7 +146,8 @@ def _frequency(text: str) -> float:
 @click.option("--periods", type=int, default=6, show_default=True, help="Periods per window.")
 @click.option("--skip", type=float, default=None, help="Hold time before the first window [s].")
 @click.option("--refine", is_flag=True, help="Refine by fitting the simulated oscillator to the record.")
-@output_option("the result JSON (curves, amplitude sequence, jumps)", metavar="OUT.json")
+@output_option("the result JSON (curves, amplitude sequence, jumps; with --refine also the "
+               "refinement's fit result)", metavar="OUT.json")
 def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip, refine, output):
     """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force)."""
     import numpy as np
@@ -179,13 +180,19 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
                 "frequency_source": "given" if frequency is not None else "estimated",
                 "mass_kg": mass, "method": method, "below": below, "periods": periods,
                 "skip_s": skip, "refine": bool(refine)}
+    refined = None
     if refine:
-        from identification.resonance.refine import refine as do_refine
-        ref = do_refine(res, t, x, f)
-        fx, hv = ref.restoring_force(xs), ref.damping_force(vs)
-        settings["refinement"] = ref.summary()
+        from identification.resonance.refine import damping_force, restoring_force
+        from recon.identify import refine_resonance
+
+        refined = refine_resonance(res, t, x, f)
+        c = refined.curves
+        fx = restoring_force(xs, c["x"], c["restoring"], c["preload"])
+        hv = damping_force(vs, c["v"], c["damping"], c["coulomb"])
+        settings["refinement"] = refined.refinement
         log.info("refinement changed the restoring force by %.2f %% and the damping by %.2f %%",
-                 100 * ref.change_restoring, 100 * ref.change_damping)
+                 100 * refined.refinement["change_restoring"],
+                 100 * refined.refinement["change_damping"])
     out = {
         "restoring_force": {"x": xs, "f": fx},
         "damping": {"v": vs, "H": hv},
@@ -195,6 +202,9 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
         "settings": settings,
         "versions": versions(),
     }
+    if refined is not None:  # the fit behind the refined curves, in the one result schema
+        out["refinement"] = {k: v for k, v in refined.to_dict().items()
+                             if k not in ("settings", "versions")}
     for j in seq.jumps:
         log.warning("amplitude jump from %.4g m to %.4g m at t = %.4g s: no data in between",
                     j.b_before, j.b_after, j.t_before)

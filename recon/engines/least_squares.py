@@ -148,20 +148,23 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
         z0 = np.clip(z0, zl, zu)
         # least_squares needs a strictly feasible start
         z0 = np.clip(z0, zl + 1e-9 * (zu - zl), zu - 1e-9 * (zu - zl))
-        if cols is None:
-            return _opt.least_squares(fun, z0, jac=jac, bounds=(zl, zu), method="trf",
-                                      x_scale=x_scale, ftol=ftol, xtol=xtol, gtol=gtol,
-                                      max_nfev=nfev)
+        c = np.arange(z0.size) if cols is None else cols
+        # scipy's first trust radius is the norm of the start: a start at the centre of the
+        # box (z = 0 up to rounding) would begin with steps of 1e-16. Such a start is solved
+        # in coordinates counted from the lower bounds.
+        off = zl.copy() if np.linalg.norm(z0[c]) < 1e-6 * np.linalg.norm((zu - zl)[c]) \
+            else np.zeros_like(z0)
 
-        def embed(zs):
+        def embed(ys):
             z = z0.copy()
-            z[cols] = zs
+            z[c] = ys + off[c]
             return z
 
-        res = _opt.least_squares(lambda zs: fun(embed(zs)), z0[cols],
-                                 jac=lambda zs: jac(embed(zs), cols),
-                                 bounds=(zl[cols], zu[cols]), method="trf", x_scale=x_scale,
-                                 ftol=ftol, xtol=xtol, gtol=gtol, max_nfev=nfev)
+        res = _opt.least_squares(lambda ys: fun(embed(ys)), z0[c] - off[c],
+                                 jac=lambda ys: jac(embed(ys), cols),
+                                 bounds=(zl[c] - off[c], zu[c] - off[c]), method="trf",
+                                 x_scale=x_scale, ftol=ftol, xtol=xtol, gtol=gtol,
+                                 max_nfev=nfev)
         res.x = embed(res.x)
         return res
 

@@ -79,7 +79,8 @@ def test_log_probability_is_the_gaussian_likelihood():
     problem, mean, cov, A, d, sigma = _linear()
     theta = np.array([[1.0e9, 2e-12, 0.1], [1.3e9, 4e-12, 0.9]])
     r = (theta @ A.T - d[None, :]) / sigma[None, :]
-    ll = -0.5 * np.sum(r * r, axis=1) - np.sum(np.log(sigma)) - 0.5 * d.size * math.log(2 * math.pi)
+    ll = (-0.5 * np.sum(r * r, axis=1) - np.sum(np.log(sigma))
+          - 0.5 * d.size * math.log(2 * math.pi))
     assert problem.log_probability(theta) == pytest.approx(ll, rel=1e-12)
     # outside the box the model is not run
     n0 = problem.n_evaluations
