@@ -1,16 +1,17 @@
-"""Branch tables of a hysteresis element from a quasi-static load-deflection record.
+"""The model of a hysteresis element's branch tables fitted to a quasi-static load-deflection
+record: its parameters, their bounds and start values, and the force residual.
 
 The record is a sequence of samples ``(q, force)`` in the order they were taken (any sequence
 of loading and unloading cycles); the model is the element's state machine driven by that
 sequence (:meth:`models.hysteresis.HysteresisElement.trace`: the rate sign is the backward
 difference of q), so the transition segments and, for a friction brake, the irreversible
-shifts are reproduced exactly as in simulation. The fit is bounded least squares on the force
-residual (lmfit, ``least_squares`` / trust-region reflective):
+shifts are reproduced exactly as in simulation. The fit
+(:func:`recon.identify.identify_hysteresis`) minimises the force residual
 
 .. math::  \\min_p \\sum_k \\bigl(Q_{model}(q_{1..k}; p) - F_k\\bigr)^2 .
 
-Parameters per side (names ``pos_*`` / ``neg_*``; the negative side in magnitudes, i.e. the
-mirrored frame of digest A.6, so all values and bounds are positive):
+Reported parameters per side (names ``pos_*`` / ``neg_*``; the negative side in magnitudes,
+i.e. the mirrored frame of digest A.6, so all values and bounds are positive):
 
 * ``q0`` end of the backlash, ``q1`` end of the common first segment and ``Q1`` its force
   (shared by both branches, digest A.3);
@@ -23,19 +24,17 @@ mirrored frame of digest A.6, so all values and bounds are positive):
 ``QB{N-2} = QN - k3 (qN - qB{N-2})`` is derived, so the last backward segment has the maximum
 stiffness (assumption 5) by construction. The segment stiffnesses ``kF{j}``, ``kB{j}``
 (``j = 1 ..``, segment ``j`` from node ``j`` to ``j+1``; segment 0 is the common first one,
-``k0``) are derived parameters; their standard errors come from the covariance.
+``k0``) are derived parameters.
 
-Bounds keep the tables valid: every breakpoint is boxed between the midpoints to its
-neighbours in the start table (so the breakpoints stay strictly monotone and the shared
-nodes stay shared), forces and ``k3`` are non-negative. The constraints that are not boxes
-(every segment no stiffer than ``k3``; loading above unloading) hold at the truth with a
-margin; during the search the kernel uses ``max(k3, steepest segment)`` as transition slope
-so that a trial point never breaks the state machine, and the fitted element is validated at
-the end (an invalid result is reported, not returned).
-
-Standard errors are lmfit's (covariance from the Jacobian at the optimum, scaled by the
-reduced chi-square), i.e. the noise level is estimated from the residual unless ``sigma`` is
-given and ``scale_covar=False``.
+The fitted (internal) parameters are the backlash end ``q0``, the common length ``c``, the
+working length ``L``, the interior breakpoints as fractions ``fF{j}``, ``fB{j}`` of the range
+left, the node forces and ``k3`` (:func:`internal_parameters`). Their bounds keep the tables
+valid: lengths stay positive and fractions in (0, 1), so the breakpoints stay strictly
+monotone and the shared nodes shared; forces and ``k3`` are non-negative. The constraints
+that are not boxes (every segment no stiffer than ``k3``; loading above unloading) hold at the
+truth with a margin; the residual uses ``max(k3, steepest segment)`` as transition slope so
+that a trial point never breaks the state machine, and the fitted element is validated at the
+end (:func:`element_from_parameters`).
 
 References
 ----------
@@ -44,7 +43,6 @@ Seed digest ``hysteresis-and-resonance-identification.md``, A.3, A.10, A.12.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -53,7 +51,9 @@ from models._kernels import hysteresis as _k
 from models.errors import DataError, InputError
 from models.hysteresis import HysteresisElement, IllegalTransition, element_from_dict
 
-__all__ = ["HysteresisFit", "fit_hysteresis", "parameter_values", "element_from_parameters"]
+__all__ = ["parameter_values", "reported_values", "internal_parameters", "parameter_bounds",
+           "parameter_unit", "breakpoint_parameters", "element_from_parameters",
+           "check_record", "LoopResidual"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,9 +107,9 @@ def _values_from_nodes(nodes) -> dict[str, float]:
     return {k: float(v) for k, v in out.items()}
 
 
-def _all_values(free: Mapping[str, float], like: HysteresisElement) -> dict[str, float]:
-    """Every reported parameter (breakpoints, forces, stiffnesses) from the internal ones,
-    without validation."""
+def reported_values(free: Mapping[str, float], like: HysteresisElement) -> dict[str, float]:
+    """Every reported parameter (breakpoints, forces, stiffnesses) from the internal ones
+    (:func:`internal_parameters`), without validation."""
     nodes = {}
     for side in ("positive", "negative"):
         p = _prefix(side)
@@ -160,8 +160,9 @@ def _nodes_internal(v: Mapping[str, float], p: str, n: int):
     return qF, QF, qB, QB
 
 
-def _internal(element: HysteresisElement) -> dict[str, float]:
-    """Internal parameters of an element (inverse of :func:`_nodes_internal`)."""
+def internal_parameters(element: HysteresisElement) -> dict[str, float]:
+    """The fitted (internal) parameters of an element, by name (inverse of
+    :func:`_nodes_internal`)."""
     out: dict[str, float] = {}
     for side in ("positive", "negative"):
         p = _prefix(side)
@@ -233,98 +234,11 @@ def _trial_table(values: Mapping[str, float], like: HysteresisElement, out: np.n
     out[_k.H_TOL] = like.tolerance
 
 
-# --------------------------------------------------------------------------------------------
-# result
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class HysteresisFit:
-    """Result of :func:`fit_hysteresis`.
-
-    Attributes
-    ----------
-    element : HysteresisElement
-        The fitted, validated element.
-    values, stderr : dict
-        Every parameter (free and derived, magnitudes in SI) and its standard error (NaN when
-        the covariance is not available).
-    bounds : dict
-        ``name -> (lo, hi)`` of the free parameters.
-    free : tuple of str
-        Names of the free parameters (the rest are derived).
-    residual_rms : float
-        RMS of ``model - force`` [N or N m].
-    force_model : numpy.ndarray
-        Fitted force at each sample.
-    """
-
-    element: HysteresisElement
-    values: dict[str, float]
-    stderr: dict[str, float]
-    bounds: dict[str, tuple[float, float]]
-    free: tuple[str, ...]
-    start: dict[str, float]
-    residual_rms: float
-    n_points: int
-    nfev: int
-    success: bool
-    message: str
-    force_model: np.ndarray = field(repr=False)
-    n_starts: int = 1
-    seed: int | None = None
-    slips: int = 0
-    final_shift: float = 0.0
-
-    def unit(self, name: str) -> str:
-        qu, Qu, ku = self.element.units
-        base = name.split("_", 1)[1]
-        return qu if base.startswith("q") else Qu if base.startswith("Q") else ku
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary: fitted tables, parameters with uncertainties, residual RMS."""
-        return {
-            "element": self.element.to_dict(),
-            "parameters": self.parameter_table(),
-            "residual_rms": self.residual_rms,
-            "residual_rms_unit": self.element.units[1],
-            "n_points": self.n_points,
-            "optimizer": {"method": "lmfit least_squares (trust-region reflective), "
-                                    "staged, multi-start",
-                          "n_starts": self.n_starts, "nfev": self.nfev,
-                          "success": self.success, "message": self.message},
-            "seed": self.seed,
-            "brake": ({"slips": self.slips, "final_shift": self.final_shift}
-                      if self.element.variant == "friction_brake" else None),
-        }
-
-    def parameter_table(self) -> dict[str, dict[str, Any]]:
-        """Parameters in the project's result schema (``map``, ``median``, ``ci68``, ``ci95``,
-        ``stderr``, ``unit``, ``prior``); intervals are the Gaussian ones of least squares."""
-        out = {}
-        for name, v in self.values.items():
-            se = self.stderr.get(name, float("nan"))
-            ok = np.isfinite(se)
-            lo, hi = self.bounds.get(name, (None, None))
-            out[name] = {
-                "map": v,
-                "median": v,
-                "stderr": se if ok else None,
-                "ci68": [v - se, v + se] if ok else None,
-                "ci95": [v - 1.959964 * se, v + 1.959964 * se] if ok else None,
-                "unit": self.unit(name),
-                "prior": (f"uniform[{lo:.6g}, {hi:.6g}]" if name in self.free else "derived"),
-                "start": self.start.get(name),
-            }
-        return out
-
-
-# --------------------------------------------------------------------------------------------
-# fit
-# --------------------------------------------------------------------------------------------
-def _bounds(start: HysteresisElement) -> dict[str, tuple[float, float]]:
+def parameter_bounds(start: HysteresisElement) -> dict[str, tuple[float, float]]:
     """Boxes of the internal parameters. Lengths stay positive and fractions in (0, 1), so
     the breakpoints are strictly monotone and the shared nodes shared for every box point;
     forces and k3 are non-negative. Lengths may range from 1/5 to 3 times the start."""
-    v = _internal(start)
+    v = internal_parameters(start)
     out: dict[str, tuple[float, float]] = {}
     eps = 1e-6
     for side in ("positive", "negative"):
@@ -348,44 +262,33 @@ def _bounds(start: HysteresisElement) -> dict[str, tuple[float, float]]:
     return out
 
 
-def fit_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.ndarray,
-                   start: HysteresisElement, *, fixed: Sequence[str] = (),
-                   n_starts: int = 4, rel_spread: float = 0.08, seed: int = 0,
-                   max_nfev: int | None = None) -> HysteresisFit:
-    """Fit the branch tables of ``start`` to a quasi-static record.
+def parameter_unit(name: str, like: HysteresisElement) -> str:
+    """SI unit of a reported or internal parameter: that of q (``q*``, ``c``, ``L``), of the
+    force (``Q*``), of a stiffness (``k*``), or none (a fraction ``f*``)."""
+    qu, Qu, ku = like.units
+    base = name.split("_", 1)[1]
+    return {"q": qu, "c": qu, "L": qu, "Q": Qu, "k": ku}.get(base[0], "")
 
-    Parameters
-    ----------
-    q : array
-        Deformation samples [m or rad], in the order they were taken.
-    force : array
-        Measured generalized force [N or N m] at each sample.
-    start : HysteresisElement or FrictionBrakeElement
-        Start tables; fixes N_P, N_N, the variant and the parameter bounds (see module doc).
-    fixed : sequence of str
-        Names of parameters held at their start value.
-    n_starts : int
-        Local fits to run: from the start tables, then from seeded draws around them.
-    rel_spread : float
-        Relative half-width of the draws around the start values.
-    seed : int
-        Seed of the draws (``numpy.random.default_rng``).
-    max_nfev : int, optional
-        Limit on residual evaluations of each local fit.
 
-    Returns
-    -------
-    HysteresisFit
+def breakpoint_parameters(names: Sequence[str]) -> tuple[str, ...]:
+    """The internal parameters among ``names`` that place breakpoints (``q0``, ``c``, ``L``,
+    ``f*``): held while the node forces settle in the first stage of a staged polish. With
+    the abscissas fixed the force is nearly linear in the remaining parameters, so the first
+    stage converges from a rough start and puts the branches in place before the kinks move."""
+    return tuple(n for n in names if n.split("_", 1)[1][0] in "qcLf")
+
+
+def check_record(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.ndarray,
+                 start: HysteresisElement) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a record against the start tables; return ``q``, ``force`` as float arrays.
 
     Raises
     ------
     InputError
-        Bad arrays or parameter names. ``DataError`` when the record does not follow the
-        element's state table (illegal transition at the start tables) or the fit converges
-        to tables that violate the paper's constraints.
+        Arrays of different lengths, fewer than 10 samples, non-finite values.
+    DataError
+        The record does not follow the element's state table at the start tables.
     """
-    import lmfit
-
     q = np.ascontiguousarray(q, dtype=float)
     f = np.ascontiguousarray(force, dtype=float)
     if q.ndim != 1 or f.shape != q.shape:
@@ -394,136 +297,60 @@ def fit_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.
         raise InputError(f"needs at least 10 samples, got {q.size}", key="q")
     if not (np.isfinite(q).all() and np.isfinite(f).all()):
         raise InputError("q and force must be finite", key="force")
-
-    values0 = _internal(start)
-    bounds = _bounds(start)
-    free_names = list(bounds)
-    unknown = set(fixed) - set(free_names)
-    if unknown:
-        raise InputError(f"unknown parameter (free ones: {', '.join(free_names)})",
-                         key=f"fixed.{sorted(unknown)[0]}")
     try:
         start.trace(q)
     except IllegalTransition as exc:
         raise DataError(f"the record does not follow the element's state table at the start "
                         f"tables: {exc}", key="q") from None
+    return q, f
 
-    params = lmfit.Parameters()
-    for name in free_names:
-        lo, hi = bounds[name]
-        val = min(max(values0[name], lo), hi)
-        params.add(name, value=val, min=lo, max=hi, vary=name not in fixed)
 
-    table = start.table().copy()
-    istate = np.zeros(_k.I_SIZE, dtype=np.int64)
-    fstate = np.zeros(_k.F_SIZE)
-    qd = np.empty_like(q)
-    qd[0] = 0.0
-    qd[1:] = np.diff(q)
-    t = np.arange(q.size, dtype=float)
-    model = np.zeros_like(q)
-    states = np.zeros(q.size, dtype=np.int64)
-    shift0 = float(start.initial_shift)
+class LoopResidual:
+    """Force residual ``model - force`` [N or N m] of a batch of internal parameter vectors.
 
-    def simulate(vals: Mapping[str, float]) -> np.ndarray:
-        _trial_table(vals, start, table)
-        _k.hyst_reset(istate, 0, fstate, 0, shift0)
-        status, k = _k.hyst_trace(table, 0, istate, 0, fstate, 0, q, qd, t, model, states)
+    Parameters
+    ----------
+    q, force
+        The record (:func:`check_record`).
+    start
+        Start element: fixes N_P, N_N, the variant, the tolerance and the initial shift.
+    names
+        Order of the internal parameters in a parameter vector (every one of
+        :func:`internal_parameters`).
+
+    Calling it with ``(n, len(names))`` returns ``(n, len(q))``; a trial point the state
+    machine rejects gives the residual of a zero force from the failing sample on (large and
+    finite, so an optimizer steps back).
+    """
+
+    def __init__(self, q: np.ndarray, force: np.ndarray, start: HysteresisElement,
+                 names: Sequence[str]) -> None:
+        self.q, self.force, self.start = q, force, start
+        self.names = tuple(names)
+        self._table = start.table().copy()
+        self._istate = np.zeros(_k.I_SIZE, dtype=np.int64)
+        self._fstate = np.zeros(_k.F_SIZE)
+        self._qd = np.empty_like(q)
+        self._qd[0] = 0.0
+        self._qd[1:] = np.diff(q)
+        self._t = np.arange(q.size, dtype=float)
+        self._states = np.zeros(q.size, dtype=np.int64)
+
+    def trace(self, values: Mapping[str, float]) -> tuple[np.ndarray, int, float]:
+        """Model force [N or N m] at each sample for internal parameter ``values``, the number
+        of brake slips and the final shift [m or rad]."""
+        model = np.zeros_like(self.q)
+        _trial_table(values, self.start, self._table)
+        _k.hyst_reset(self._istate, 0, self._fstate, 0, float(self.start.initial_shift))
+        status, k = _k.hyst_trace(self._table, 0, self._istate, 0, self._fstate, 0, self.q,
+                                  self._qd, self._t, model, self._states)
         if status != _k.ST_OK:
-            model[k:] = 0.0  # an impossible trial point: a large, finite residual
-        return model
+            model[k:] = 0.0
+        return model, int(self._istate[_k.I_NSLIP]), float(self._fstate[_k.S_SHIFT])
 
-    def residual(pars: lmfit.Parameters) -> np.ndarray:
-        return simulate(pars.valuesdict()) - f
-
-    kws: dict[str, Any] = {"x_scale": "jac", "tr_solver": "lsmr"}
-    if max_nfev is not None:
-        kws["max_nfev"] = max_nfev
-
-    def local_fit(p0: lmfit.Parameters):
-        # Stage 1: breakpoints held, forces and k3 free. With the abscissas fixed the force
-        # is nearly linear in the remaining parameters, so this converges from a rough start
-        # and puts the branches in place before the kinks may move (stage 2, all free).
-        stage1 = p0.copy()
-        for name in free_names:
-            if name.split("_", 1)[1][0] in "qcLf":
-                stage1[name].set(vary=False)
-        out1 = lmfit.minimize(residual, stage1, method="least_squares", **kws)
-        p1 = p0.copy()
-        for name in free_names:
-            p1[name].set(value=out1.params[name].value)
-        out2 = lmfit.minimize(residual, p1, method="least_squares", **kws)
-        return out2, out1.nfev + out2.nfev
-
-    # Multi-start: the piecewise-linear model has local minima where a kink sits on the
-    # wrong side of a data feature; the start table plus (n_starts - 1) seeded draws within
-    # +-rel_spread of it (inside the bounds), keep the lowest chi-square.
-    rng = np.random.default_rng(seed)
-    best, nfev = None, 0
-    for i in range(max(1, n_starts)):
-        p0 = params.copy()
-        if i > 0:
-            for name in free_names:
-                if name in fixed:
-                    continue
-                lo, hi = bounds[name]
-                v = values0[name] * (1.0 + rng.uniform(-rel_spread, rel_spread))
-                p0[name].set(value=min(max(v, lo), hi))
-        out, n = local_fit(p0)
-        nfev += n
-        if best is None or out.chisqr < best.chisqr:
-            best = out
-    out = best
-    free_vals = {k: float(v) for k, v in out.params.valuesdict().items()}
-    vals = _all_values(free_vals, start)
-    try:
-        element = element_from_parameters(vals, start)
-    except InputError as exc:
-        raise DataError(f"the fit converged to invalid tables ({exc}); adjust the start "
-                        "tables", key="element") from None
-    fitted = element.trace(q)
-    _trial_table(free_vals, start, table)
-    _k.hyst_reset(istate, 0, fstate, 0, shift0)
-    _k.hyst_trace(table, 0, istate, 0, fstate, 0, q, qd, t, model, states)
-    stderr = _propagate(out, free_vals, start)
-    rms = float(np.sqrt(np.mean((fitted - f) ** 2)))
-    order = list(parameter_values(element))
-    return HysteresisFit(
-        element=element,
-        values={k: vals[k] for k in order},
-        stderr={k: stderr.get(k, float("nan")) for k in order},
-        bounds={k: bounds[k] for k in free_names},
-        free=tuple(n for n in free_names if n not in fixed),
-        start=parameter_values(start),
-        residual_rms=rms,
-        n_points=int(q.size),
-        nfev=int(nfev),
-        success=bool(out.success),
-        message=str(out.message),
-        force_model=fitted,
-        n_starts=int(max(1, n_starts)),
-        seed=seed,
-        slips=int(istate[_k.I_NSLIP]),
-        final_shift=float(fstate[_k.S_SHIFT]),
-    )
-
-
-def _propagate(out, free_vals: Mapping[str, float], like: HysteresisElement) -> dict[str, float]:
-    """Standard errors of every parameter: lmfit's for the free ones, J C J^T for the derived
-    ones (J by central differences of the derived quantities, relative step 1e-6)."""
-    names = list(out.var_names)
-    covar = out.covar
-    allv = _all_values(free_vals, like)
-    if covar is None:
-        return {k: float("nan") for k in allv}
-    jac = np.zeros((len(allv), len(names)))
-    keys = list(allv)
-    for c, name in enumerate(names):
-        h = 1e-6 * max(abs(free_vals[name]), 1e-12)
-        up, dn = dict(free_vals), dict(free_vals)
-        up[name] += h
-        dn[name] -= h
-        vu, vd = _all_values(up, like), _all_values(dn, like)
-        jac[:, c] = [(vu[k] - vd[k]) / (2 * h) for k in keys]
-    var = np.einsum("ij,jk,ik->i", jac, covar, jac)
-    return {k: float(np.sqrt(v)) if v >= 0 else float("nan") for k, v in zip(keys, var)}
+    def __call__(self, params: np.ndarray) -> np.ndarray:
+        params = np.atleast_2d(np.asarray(params, float))
+        out = np.empty((params.shape[0], self.q.size))
+        for i, row in enumerate(params):
+            out[i] = self.trace(dict(zip(self.names, row)))[0] - self.force
+        return out

@@ -1,6 +1,7 @@
-"""Identification of the hydraulic test rig from rig records (seed digest
-``hydraulic-actuator.md`` Section 8): output-error least squares with uncertainties and an
-identifiability report.
+"""The hydraulic test rig's output-error model for rig records (seed digest
+``hydraulic-actuator.md`` Section 8): fittable parameters, their boxes and start values, the
+noise-weighted channel residuals, and the identifiability report. The fit is
+:func:`recon.identify.identify_rig`.
 
 Two record kinds:
 
@@ -8,43 +9,37 @@ Two record kinds:
   signal), ``F_load`` [N] (optional, positive resists extension), and measured ``x_v`` [-]
   (spool LVDT, optional), ``p_A``, ``p_B`` [Pa], ``x_p`` [m]. The stand-alone model
   (:func:`models.hydraulic.simulate_actuator`, single-rate reference, robust update, smoothed dry
-  friction) is driven by ``u`` and ``F_load`` from the record's first sample.
+  friction) is driven by ``u`` and ``F_load`` from the record's first sample; the initial
+  piston position and chamber pressures are nuisance parameters fitted with the rest
+  (taking the first noisy sample would bias every parameter).
 * ``"platform"``: the 6-DOF rig. Channels ``t``, commanded pose ``cmd_x``, ``cmd_y``, ``cmd_z``
   [m], ``cmd_roll``, ``cmd_pitch``, ``cmd_yaw`` [rad], measured leg lengths ``len_1..6`` [m] and
   chamber pressures ``p_A_1..6`` [Pa]. The coupled model (:func:`models.hydraulic.simulate_hexapod`)
   is re-run for each parameter vector; the transport delay of the valve commands is fitted.
 
-Estimator
----------
-Weighted residuals ``(model - record) / sigma_c`` per channel are minimised with
-``scipy.optimize.least_squares`` (trust-region reflective, bounds, parameters scaled by their
-start values). ``sigma_c`` starts from ``[identify.noise]`` and is re-estimated from the
-residuals of the fit (one refit with the estimated noise). The covariance is the inverse Fisher
-information ``(J^T J)^-1`` of the weighted residuals at the optimum (Gauss-Newton, linearised).
-Reported ``map`` = least-squares estimate; ``median`` = the same value (the linearised
-posterior under a flat prior is Gaussian, so median = mode); ``ci68`` / ``ci95`` = ``map +/- 1``
-and ``+/- 1.96`` standard errors; ``prior`` = the uniform box of the fit bounds.
+Residuals are ``model - record`` per channel [channel units]; the noise level of each channel
+starts from ``[identify.noise]`` and is re-estimated from the residuals of the fit.
 
-Identifiability: the Jacobian columns are normalised, the singular values of the normalised
-Fisher matrix give its numerical rank, and pairs with ``|rho| > 0.95`` or parameters whose
+Identifiability (:func:`identifiability_report`): the Jacobian columns are normalised, the
+singular values give the numerical rank, and pairs with ``|rho| > 0.95`` or parameters whose
 relative standard error exceeds 50 % are listed as not separable by this record.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from models import hydraulic as H
 from models.errors import DataError, InputError
 
-__all__ = ["FITTABLE", "RECORD_UNITS", "METHOD", "IdentifySettings", "RigRecord", "RigFit",
-           "identify_rig", "result_document",
-           "actuator_model_channels", "platform_model_channels"]
+__all__ = ["FITTABLE", "NUISANCE", "RECORD_UNITS", "METHOD", "IdentifySettings", "RigRecord",
+           "actuator_model_channels", "platform_model_channels", "parameter_boxes",
+           "nuisance_parameters", "record_channels", "noise_of", "RigResidual",
+           "identifiability_report"]
 
 #: Actuator parameters that can be fitted: name -> unit.
 FITTABLE = {
@@ -142,38 +137,6 @@ class RigRecord:
         return cls(t - t[0], cols)
 
 
-@dataclass(frozen=True)
-class RigFit:
-    """Result of :func:`identify_rig`: estimates, covariance and diagnostics."""
-
-    names: tuple[str, ...]
-    estimate: np.ndarray
-    covariance: np.ndarray
-    units: tuple[str, ...]
-    bounds: tuple[tuple[float, float], ...]
-    identifiability: dict
-    diagnostics: dict
-    fitted: dict
-
-    def parameters(self) -> dict:
-        """The project's ``parameters`` schema (map, median, ci68, ci95, unit, prior, stderr)."""
-        out = {}
-        se = np.sqrt(np.clip(np.diag(self.covariance), 0, None))
-        for k, name in enumerate(self.names):
-            m = float(self.estimate[k])
-            s = float(se[k])
-            out[name] = {"map": m, "median": m, "ci68": [m - s, m + s],
-                         "ci95": [m - 1.959964 * s, m + 1.959964 * s], "unit": self.units[k],
-                         "prior": {"type": "uniform", "bounds": list(self.bounds[k])},
-                         "stderr": s}
-        return out
-
-
-def _sim_time(record: RigRecord, dt: float) -> tuple[float, int]:
-    t_end = float(record.t[-1])
-    return t_end, int(round(t_end / dt))
-
-
 def actuator_model_channels(params: H.ActuatorParams, config: H.RigConfig,
                             record: RigRecord, initial: np.ndarray | None = None
                             ) -> dict[str, np.ndarray]:
@@ -213,7 +176,9 @@ def platform_model_channels(params: H.ActuatorParams, config: H.RigConfig,
     return out
 
 
-def _noise_of(channel: str, settings: IdentifySettings) -> float:
+def noise_of(channel: str, settings: IdentifySettings) -> float:
+    """Stated noise standard deviation of a record channel [channel unit]
+    (``[identify.noise]``, else the default of its kind)."""
     base = channel
     for prefix in ("len", "p_A", "p_B"):
         if channel.startswith(prefix):
@@ -221,12 +186,14 @@ def _noise_of(channel: str, settings: IdentifySettings) -> float:
     return settings.noise.get(base, _DEFAULT_NOISE[base])
 
 
-def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> RigFit:
-    """Fit the ``[identify]`` parameters of ``config`` to ``record`` (see module docstring)."""
-    settings = IdentifySettings.from_dict(config.identify)
-    model = actuator_model_channels if settings.kind == "actuator" else platform_model_channels
-    if settings.kind == "platform" and config.hexapod is None:
-        raise InputError("a platform identification needs a [hexapod] table", key="hexapod")
+def parameter_boxes(config: H.RigConfig, settings: IdentifySettings
+                    ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]:
+    """Names, start values and boxes ``(lower, upper)`` [SI] of the fitted parameters.
+
+    Boxes: ``[identify.bounds]``, else start/5 .. start*5 (0 .. 0.05 s for the delay,
+    0 .. 1e-10 for a leakage). A start on (or next to) a bound is moved 5 % of the box
+    inside: trust-region steps and finite differences stall on the bound.
+    """
     names = settings.parameters
     start = np.array([getattr(config.actuator, n) for n in names], float)
     lo, hi = [], []
@@ -241,65 +208,116 @@ def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> Ri
             b = (s0 / 5.0, s0 * 5.0) if s0 > 0 else (0.0, 1.0)
         lo.append(b[0])
         hi.append(b[1])
-    lo = np.array(lo)
-    hi = np.array(hi)
-    # a start on (or next to) a bound is moved 5 % of the box inside: trust-region steps and
-    # finite differences stall on the bound
+    lo, hi = np.array(lo), np.array(hi)
     start = np.clip(start, lo + 0.05 * (hi - lo), hi - 0.05 * (hi - lo))
-    scale = np.where(np.abs(start) > 0, np.abs(start), hi - lo)
-    # which measured channels enter the residual
-    channels = ([c for c in _ACT_CHANNELS if c in record.columns] if settings.kind == "actuator"
+    return tuple(names), start, lo, hi
+
+
+#: Nuisance parameters of an actuator record (initial piston position and chamber pressures)
+#: and their SI units.
+NUISANCE = {"initial_x_p": "m", "initial_p_A": "Pa", "initial_p_B": "Pa"}
+# half-widths of their boxes around the record's first samples: 20 mm and 2 MPa, several
+# hundred noise levels (effectively unbounded); pressures stay >= 0
+_NUISANCE_HALF = np.array([0.02, 2e6, 2e6])
+
+
+def nuisance_parameters(record: RigRecord, kind: str
+                        ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]:
+    """Names, start values and boxes of the nuisance parameters of a record (none for a
+    platform record): the mean of the first three piston positions and the first pressures."""
+    if kind != "actuator":
+        return (), np.zeros(0), np.zeros(0), np.zeros(0)
+    c = record.columns
+    x0 = np.array([np.mean(c["x_p"][:3]), c["p_A"][0], c["p_B"][0]], float)
+    lo = x0 - _NUISANCE_HALF
+    lo[1:] = np.maximum(lo[1:], 0.0)
+    return tuple(NUISANCE), x0, lo, x0 + _NUISANCE_HALF
+
+
+def record_channels(record: RigRecord, kind: str) -> list[str]:
+    """The measured channels of a record that enter the residual, in order.
+
+    Raises
+    ------
+    DataError
+        A channel with a missing or non-finite value.
+    """
+    channels = ([c for c in _ACT_CHANNELS if c in record.columns] if kind == "actuator"
                 else [f"len_{k}" for k in range(1, 7)]
                 + [f"p_A_{k}" for k in range(1, 7) if f"p_A_{k}" in record.columns])
-    meas = {c: record.columns[c] for c in channels}
     for c in channels:
-        if not np.isfinite(meas[c]).all():
+        if not np.isfinite(record.columns[c]).all():
             raise DataError("missing or non-finite value", key=c)
-    sigma = {c: _noise_of(c, settings) for c in channels}
+    return channels
 
-    # nuisance: the initial piston position and chamber pressures of an actuator record are
-    # fitted too (taking the first noisy sample would bias every parameter)
-    n_par = len(names)
-    if settings.kind == "actuator":
-        c0 = record.columns
-        init0 = np.array([np.mean(c0["x_p"][:3]), c0["p_A"][0], c0["p_B"][0]])
-        init_scale = np.array([1e-3, 1e5, 1e5])
-    else:
-        init0 = np.zeros(0)
-        init_scale = np.zeros(0)
-    n_nui = init0.size
 
-    def params_of(z: np.ndarray) -> H.ActuatorParams:
-        return config.actuator.replace(**{n: float(v) for n, v in zip(names, z[:n_par] * scale)})
+class RigResidual:
+    """``model - record`` of a batch of parameter vectors, channel after channel.
 
-    def init_of(z: np.ndarray):
-        return init0 + z[n_par:] * init_scale if n_nui else None
+    Parameters
+    ----------
+    config
+        The rig configuration (start values of every actuator parameter).
+    record
+        The rig record.
+    kind
+        ``"actuator"`` or ``"platform"``.
+    names
+        Order of a parameter vector: fitted actuator parameters, then the nuisance ones of
+        :func:`nuisance_parameters` (if any).
+    channels
+        Measured channels (:func:`record_channels`).
 
-    def resid(z: np.ndarray, sig: dict) -> np.ndarray:
-        sim = model(params_of(z), config, record, init_of(z))
-        return np.concatenate([(sim[c] - meas[c]) / sig[c] for c in channels])
+    Calling it with ``(n, len(names))`` returns ``(n, len(channels) * len(record.t))``
+    [channel units]; :meth:`channels_of` gives the simulated channels of one vector.
+    """
 
-    z0 = np.concatenate([start / scale, np.zeros(n_nui)])
-    bounds = (np.concatenate([lo / scale, np.full(n_nui, -np.inf)]),
-              np.concatenate([hi / scale, np.full(n_nui, np.inf)]))
-    opts = dict(bounds=bounds, x_scale="jac", max_nfev=settings.max_nfev, diff_step=1e-5,
-                ftol=1e-12, xtol=1e-12, gtol=1e-12)
-    sol = least_squares(resid, z0, args=(sigma,), **opts)
-    # re-estimate the noise per channel from the residuals and refit once
-    n = record.t.size
-    r = sol.fun
-    sig_hat = {}
-    for k, c in enumerate(channels):
-        rc = r[k * n:(k + 1) * n] * sigma[c]
-        sig_hat[c] = float(max(np.sqrt(np.mean(rc ** 2)), 1e-12))
-    sol = least_squares(resid, sol.x, args=(sig_hat,), **opts)
-    jac_all = np.asarray(sol.jac)             # d r / d z, z = theta / scale (well scaled)
-    cov_all = np.linalg.pinv(jac_all.T @ jac_all, rcond=1e-13)
-    # marginal covariance of the physical parameters (nuisance integrated out)
-    cov = cov_all[:n_par, :n_par] * np.outer(scale, scale)
-    jac = jac_all[:, :n_par]
-    theta = sol.x[:n_par] * scale
-    # identifiability on column-normalised Jacobian
+    def __init__(self, config: H.RigConfig, record: RigRecord, kind: str,
+                 names: Sequence[str], channels: Sequence[str]) -> None:
+        if kind == "platform" and config.hexapod is None:
+            raise InputError("a platform identification needs a [hexapod] table", key="hexapod")
+        self.config, self.record, self.kind = config, record, kind
+        self.names = tuple(names)
+        self.channels = tuple(channels)
+        self._model = actuator_model_channels if kind == "actuator" else platform_model_channels
+        self._nuisance = [self.names.index(n) for n in NUISANCE if n in self.names]
+        self._physical = [k for k, n in enumerate(self.names) if n not in NUISANCE]
+        self._meas = np.concatenate([record.columns[c] for c in self.channels])
+
+    @property
+    def n_residuals(self) -> int:
+        return self._meas.size
+
+    def channels_of(self, row: np.ndarray) -> dict[str, np.ndarray]:
+        """Simulated channels at the record times for one parameter vector [SI]."""
+        params = self.config.actuator.replace(
+            **{self.names[k]: float(row[k]) for k in self._physical})
+        init = row[self._nuisance] if self._nuisance else None
+        return self._model(params, self.config, self.record, init)
+
+    def __call__(self, params: np.ndarray) -> np.ndarray:
+        params = np.atleast_2d(np.asarray(params, float))
+        out = np.empty((params.shape[0], self._meas.size))
+        for i, row in enumerate(params):
+            sim = self.channels_of(row)
+            out[i] = np.concatenate([sim[c] for c in self.channels]) - self._meas
+        return out
+
+
+def identifiability_report(names: Sequence[str], theta: np.ndarray, cov: np.ndarray,
+                           jac: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> dict:
+    """What a record separates (module docstring).
+
+    Parameters
+    ----------
+    names, theta, cov
+        Fitted parameters, their estimates [SI] and covariance [SI_i SI_j] (nuisance
+        parameters integrated out).
+    jac
+        ``(m, len(names))`` Jacobian of the noise-weighted residuals [1 / SI].
+    lower, upper
+        The boxes [SI].
+    """
     norms = np.linalg.norm(jac, axis=0)
     jn = jac / np.where(norms > 0, norms, 1.0)
     sv = np.linalg.svd(jn, compute_uv=False)
@@ -313,10 +331,10 @@ def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> Ri
                 pairs.append([names[i], names[j], float(corr[i, j])])
     rel = se / np.maximum(np.abs(theta), 1e-300)
     poor = [nm for nm, rv, nr in zip(names, rel, norms) if rv > REL_SE_LIMIT or nr == 0]
-    at_bound = [nm for nm, v, a, b in zip(names, theta, lo, hi)
+    at_bound = [nm for nm, v, a, b in zip(names, theta, lower, upper)
                 if min(v - a, b - v) < 1e-6 * (b - a)]
     not_sep = sorted(set([p for pr in pairs for p in pr[:2]] + poor))
-    ident = {
+    return {
         "fisher_rank": rank, "n_parameters": len(names),
         "singular_values_normalised": sv.tolist(),
         "condition_number": float(sv[0] / sv[-1]) if sv[-1] > 0 else math.inf,
@@ -326,40 +344,11 @@ def identify_rig(config: H.RigConfig, record: RigRecord, *, progress=None) -> Ri
         "criteria": f"|rho| > {RHO_LIMIT}, relative stderr > {REL_SE_LIMIT}, "
                     "singular value < 1e-6 of the largest (normalised columns)",
     }
-    final = model(params_of(sol.x), config, record, init_of(sol.x))
-    resid_rms = {c: float(np.sqrt(np.mean((final[c] - meas[c]) ** 2))) for c in channels}
-    diag = {"success": bool(sol.success), "message": str(sol.message), "nfev": int(sol.nfev),
-            "cost": float(sol.cost), "n_samples": int(n), "channels": channels,
-            "noise_sigma_start": sigma, "noise_sigma_estimated": sig_hat,
-            "residual_rms": resid_rms, "kind": settings.kind,
-            "nuisance": ({"initial_x_p": float(init_of(sol.x)[0]),
-                          "initial_p_A": float(init_of(sol.x)[1]),
-                          "initial_p_B": float(init_of(sol.x)[2])} if n_nui else {})}
-    fitted = {"t": record.t}
-    for c in channels:
-        fitted[c] = meas[c]
-        fitted[c + "_fit"] = final[c]
-    return RigFit(tuple(names), theta, cov, tuple(FITTABLE[n] for n in names),
-                  tuple(zip(lo.tolist(), hi.tolist())), ident, diag, fitted)
 
 
-METHOD = ("output-error weighted least squares (scipy.optimize.least_squares, trf); "
-          "covariance = inverse Fisher information (J^T J)^-1 of the noise-weighted residuals "
-          "at the optimum, noise re-estimated per channel from the residuals; map = estimate; "
-          "median = map (linearised Gaussian posterior under the flat prior of the bounds); "
-          "ci68 / ci95 = map -/+ 1 / 1.96 standard errors; nuisance initial conditions "
-          "(actuator records) marginalised")
-
-
-def result_document(fit: RigFit, config: H.RigConfig, *, record: str, config_path: str,
-                    versions: Mapping[str, str]) -> dict:
-    """The ``result.json`` document of a rig identification."""
-    settings = IdentifySettings.from_dict(config.identify)
-    return {
-        "kind": "rig", "record_kind": settings.kind, "record": record, "config": config_path,
-        "parameters": fit.parameters(), "method": METHOD,
-        "identifiability": fit.identifiability, "diagnostics": fit.diagnostics,
-        "settings": {"identify": dataclasses.asdict(settings),
-                     "solver": dataclasses.asdict(config.solver)},
-        "versions": dict(versions), "seed": None,
-    }
+METHOD = ("output-error least squares on the noise-weighted channel residuals "
+          "(recon.engines.least_squares, trust-region reflective, uniform priors on the "
+          "boxes), noise re-estimated per channel from the residuals and refitted once; "
+          "intervals = central quantiles of the Laplace posterior at the optimum (Gaussian "
+          "with the inverse Fisher information (J^T J)^-1, clipped to the boxes); map = "
+          "estimate; nuisance initial conditions (actuator records) marginalised")

@@ -336,7 +336,7 @@ def versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {"python": platform.python_version(), "platform": platform.platform()}
-    for dist in ("dockrecon", "numpy", "scipy", "numba", "pandas", "pyarrow", "lmfit", "emcee",
+    for dist in ("dockrecon", "numpy", "scipy", "numba", "pandas", "pyarrow", "emcee",
                  "matplotlib"):
         try:
             out[dist] = metadata.version(dist)

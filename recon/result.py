@@ -80,6 +80,9 @@ class Posterior:
     chains
         ``(chains, draws, d)`` the sampler's own chains when it has them (MCMC, after
         burn-in), else None: what ``posterior.nc`` holds.
+    covariance
+        ``(d, d)`` the Gaussian's covariance [SI_i SI_j] when the posterior is one (Laplace),
+        else None.
     """
 
     method: str
@@ -88,6 +91,7 @@ class Posterior:
     x_map: np.ndarray
     chains: np.ndarray | None = None
     log_prob: np.ndarray | None = None
+    covariance: np.ndarray | None = None
 
 
 @dataclasses.dataclass

@@ -73,18 +73,21 @@ def plot_hysteresis_loop(q: np.ndarray, force: np.ndarray, *, model: np.ndarray 
     return ax
 
 
-def hysteresis_fit_figure(q: np.ndarray, force: np.ndarray, fit, *, title: str | None = None):
+def hysteresis_fit_figure(q: np.ndarray, force: np.ndarray, model: np.ndarray, element, *,
+                          rms: float | None = None, title: str | None = None):
     """Two panels: the loop with the fitted model and nodes, and the residual per sample.
 
-    ``fit`` is an :class:`identification.hysteresis_fit.HysteresisFit`. Returns the Figure.
+    ``model`` is the fitted element's force at each sample [N or N m] (the ``fitted`` section
+    of a hysteresis result), ``element`` the fitted element, ``rms`` the residual RMS.
+    Returns the Figure.
     """
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8.0, 8.0), height_ratios=(3, 1),
                                  layout="constrained")
-    units = fit.element.units[:2]
-    plot_hysteresis_loop(q, force, model=fit.force_model, element=fit.element, units=units,
-                         ax=a1, title=title)
-    plot_residual_per_sample(np.asarray(force) - fit.force_model, unit=units[1],
-                             rms=fit.residual_rms, ax=a2)
+    units = element.units[:2]
+    plot_hysteresis_loop(q, force, model=model, element=element, units=units, ax=a1,
+                         title=title)
+    plot_residual_per_sample(np.asarray(force) - np.asarray(model), unit=units[1], rms=rms,
+                             ax=a2)
     return fig
 
 

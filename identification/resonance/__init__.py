@@ -2,8 +2,9 @@
 
 Harmonic extraction from a resonance-test record, Abel-type inversions of the
 equivalent-linearization quantities (paper quadrature (4.2) and product integration), reduced
-mass by the added-mass method, refinement by simulating the oscillator against the record, and
-cross-coupling from non-own resonances. Arrays in SI units; no files.
+mass by the added-mass method, the model of the refinement by simulating the oscillator
+against the record (fitted by :func:`recon.identify.refine_resonance`), and cross-coupling
+from non-own resonances. Arrays in SI units; no files.
 """
 from .abel import Characteristic, abel_integral
 from .harmonics import AmplitudeSequence, amplitude_sequence, estimate_frequency
@@ -13,7 +14,7 @@ from .inversion import (damping_even, damping_odd, restoring_even, restoring_odd
 __all__ = ["Characteristic", "abel_integral", "restoring_odd", "restoring_even",
            "damping_even", "damping_odd", "velocity_damping"]
 from .mass import reduced_mass  # noqa: E402
-from .own import OwnResonanceResult, identify_own_resonance  # noqa: E402
+from .own import ResonanceCurves, identify_own_resonance  # noqa: E402
 
 __all__ += ["AmplitudeSequence", "amplitude_sequence", "estimate_frequency", "reduced_mass",
-            "OwnResonanceResult", "identify_own_resonance"]
+            "ResonanceCurves", "identify_own_resonance"]

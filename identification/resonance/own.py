@@ -21,12 +21,13 @@ from .harmonics import AmplitudeSequence
 from .inversion import (damping_even, damping_odd, restoring_even, restoring_odd,
                         velocity_damping)
 
-__all__ = ["OwnResonanceResult", "identify_own_resonance"]
+__all__ = ["ResonanceCurves", "identify_own_resonance"]
 
 
 @dataclass(frozen=True)
-class OwnResonanceResult:
-    """Identified own characteristics of one mode.
+class ResonanceCurves:
+    """The own characteristics of one mode from the Abel inversions of an amplitude sequence
+    (an inversion, not a fit: the fitted refinement is :func:`recon.identify.refine_resonance`).
 
     Attributes
     ----------
@@ -65,7 +66,7 @@ class OwnResonanceResult:
 
 
 def identify_own_resonance(seq: AmplitudeSequence, *, method: str = "product",
-                           below: str = "power", stiffness: str = "secant") -> OwnResonanceResult:
+                           below: str = "power", stiffness: str = "secant") -> ResonanceCurves:
     """Invert an amplitude sequence (constant excitation frequency ``seq.nu``).
 
     Parameters
@@ -80,7 +81,7 @@ def identify_own_resonance(seq: AmplitudeSequence, *, method: str = "product",
         Offset-to-force stiffness of :func:`~.inversion.restoring_even`.
     """
     kw = {"method": method, "below": below}
-    return OwnResonanceResult(
+    return ResonanceCurves(
         sequence=seq,
         restoring_odd=restoring_odd(seq.b, seq.omega2, seq.mu, **kw),
         restoring_even=restoring_even(seq.b, seq.a0, seq.omega2, seq.mu, stiffness=stiffness, **kw),

@@ -1,4 +1,5 @@
-"""Refinement beyond the first approximation: fit the oscillator to the whole record.
+"""Refinement beyond the first approximation: the model of the oscillator fitted to the whole
+record (the fit is :func:`recon.identify.refine_resonance`).
 
 The Abel inversions invert the *first approximation* of the periodic response; their bias
 (higher harmonics, offset-stiffness coupling, the law below the first amplitude) is of second
@@ -10,9 +11,7 @@ order in the nonlinearity. The refinement removes it by simulating the single-mo
 
 (:class:`models.oscillator.SingleModeOscillator`, numba RK4) driven by the *measured* force and
 fitting the simulated displacement to the measured one over the analysed part of the record
-(after the hold time), by Levenberg-Marquardt least squares
-(:func:`scipy.optimize.least_squares`, ``method="lm"``, finite-difference Jacobian), starting
-from the Abel estimate.
+(after the hold time), starting from the Abel estimate (:func:`refinement_model`).
 
 Model ([impl]):
 
@@ -28,71 +27,55 @@ Model ([impl]):
 Between samples the force is a cubic spline of the record; the oscillator is integrated with
 ``substeps`` RK4 steps per sample interval.
 
-The result reports how much the characteristics changed (largest relative change where the
-refined value exceeds 10 % of its maximum) and the residual RMS before and after.
+:func:`curve_change` measures how much the refinement changed a characteristic (largest
+relative change where the refined value exceeds 10 % of its maximum).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from models.oscillator import SingleModeOscillator, half_step_times
 
-from .own import OwnResonanceResult
+from .own import ResonanceCurves
 
-__all__ = ["RefinementResult", "refine"]
+__all__ = ["RefinementModel", "refinement_model", "restoring_force", "damping_force",
+           "curve_change"]
 
 
-@dataclass(frozen=True)
-class RefinementResult:
-    """Refined characteristics and what the refinement changed.
+def restoring_force(x, nodes: np.ndarray, values: np.ndarray, preload: float) -> np.ndarray:
+    """Refined restoring force :math:`\\varphi(x) = F_0 \\mathrm{sign}\\,x + p(x)` [N] at
+    ``x`` [m]: ``p`` piecewise linear through ``(nodes, values)``."""
+    x = np.asarray(x, float)
+    return np.interp(x, nodes, values) + preload * np.sign(x)
 
-    Attributes
-    ----------
-    x, restoring
-        Nodes [m] and restoring force :math:`\\varphi` [N] (piecewise linear between, plus the
-        preload jump ``preload`` at 0).
-    v, damping
-        Nodes ``>= 0`` [m/s] and damping force :math:`H` [N] (plus ``coulomb`` at ``0+``).
-    preload, coulomb
-        :math:`F_0`, :math:`F_c` [N].
-    change_restoring, change_damping
-        Largest relative change from the Abel estimate (where the refined value exceeds 10 %
-        of its maximum) [-].
-    rms_before, rms_after
-        Displacement residual RMS of the Abel estimate and of the refined model [m].
-    nfev
-        Simulations used by the fit.
+
+def damping_force(v, nodes: np.ndarray, values: np.ndarray, coulomb: float) -> np.ndarray:
+    """Refined damping force :math:`H(v) = F_c \\mathrm{sign}\\,v + q(v)` [N] at ``v``
+    [m/s]: ``q`` odd, piecewise linear through ``(nodes >= 0, values)``."""
+    v = np.asarray(v, float)
+    return np.sign(v) * (np.interp(np.abs(v), nodes, values) + coulomb * (v != 0))
+
+
+def curve_change(new: np.ndarray, old: np.ndarray) -> float:
+    """Largest relative change ``|new - old| / |new|`` where ``|new|`` exceeds 10 % of its
+    maximum [-]."""
+    new, old = np.asarray(new, float), np.asarray(old, float)
+    m = np.abs(new) > 0.1 * np.abs(new).max()
+    return float(np.max(np.abs(new - old)[m] / np.abs(new[m])))
+
+
+class RefinementModel:
+    """Displacement residual of the simulated oscillator against a record (module docstring).
+
+    A parameter vector is ``[x0, v0, F0, phi at the nodes except x = 0 (2 n_x), Fc, q at the
+    nodes v > 0 (n_v)]`` [m, m/s, N ...] (:attr:`names`, :attr:`units`); :attr:`p0` is the
+    start from the Abel estimate and :attr:`lower`, :attr:`upper` the boxes around it
+    (:func:`refinement_model`). Calling the model with ``(n, len(names))`` returns the
+    residuals ``(n, n_residuals)``: simulated minus measured displacement of the fitted
+    samples over the std of x [-], followed by the smoothing rows of the damping nodes.
     """
 
-    x: np.ndarray
-    restoring: np.ndarray
-    v: np.ndarray
-    damping: np.ndarray
-    preload: float
-    coulomb: float
-    change_restoring: float
-    change_damping: float
-    rms_before: float
-    rms_after: float
-    nfev: int
-
-    def restoring_force(self, x) -> np.ndarray:
-        x = np.asarray(x, float)
-        return np.interp(x, self.x, self.restoring) + self.preload * np.sign(x)
-
-    def damping_force(self, v) -> np.ndarray:
-        v = np.asarray(v, float)
-        return np.sign(v) * (np.interp(np.abs(v), self.v, self.damping) + self.coulomb * (v != 0))
-
-    def summary(self) -> dict:
-        return {"change_restoring": self.change_restoring, "change_damping": self.change_damping,
-                "rms_before_m": self.rms_before, "rms_after_m": self.rms_after,
-                "simulations": self.nfev, "preload_N": self.preload, "coulomb_N": self.coulomb}
-
-
-class _Model:
     def __init__(self, t, x, force, mu, hold, xn, vn, substeps, decimate, smooth=0.0):
         from scipy.interpolate import CubicSpline
 
@@ -139,11 +122,29 @@ class _Model:
                                 x0=p[0], v0=p[1], stride=self.substeps)
         return xs
 
+    @property
+    def n_residuals(self) -> int:
+        return int(self.fit.sum()) + (self.nv - 1 if self.smooth > 0 else 0)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (("x0", "v0", "preload") + tuple(f"restoring_{k:02d}" for k in range(self.nx))
+                + ("coulomb",) + tuple(f"damping_{k:02d}" for k in range(1, self.nv + 1)))
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        return ("m", "m/s") + ("N",) * (self.nx + 2 + self.nv)
+
+    def __call__(self, params: np.ndarray) -> np.ndarray:
+        params = np.atleast_2d(np.asarray(params, float))
+        return np.array([self.residual(p) for p in params]).reshape(params.shape[0], -1)
+
     def residual(self, p):
+        """Residuals of one parameter vector (a failed simulation: 1e3 each)."""
         try:
             xs = self.simulate(p)
         except FloatingPointError:
-            return np.full(int(self.fit.sum()) + (self.nv - 1 if self.smooth > 0 else 0), 1e3)
+            return np.full(self.n_residuals, 1e3)
         r = (xs[self.fit] - self.x[self.fit]) / self.scale
         if self.smooth > 0:
             # second differences of H at the nodes, relative to its largest value: low
@@ -194,14 +195,15 @@ def _kink_nodes(xn: np.ndarray, c: float) -> np.ndarray:
     return xn
 
 
-def refine(result: OwnResonanceResult, t: np.ndarray, x: np.ndarray, force: np.ndarray, *,
-           hold: float | None = None, n_x: int = 24, n_v: int = 24, substeps: int = 4,
-           decimate: int = 4, max_nfev: int = 100, smooth: float = 1.0) -> RefinementResult:
-    """Refine the Abel estimate ``result`` by fitting the oscillator to the record.
+def refinement_model(curves: ResonanceCurves, t: np.ndarray, x: np.ndarray,
+                     force: np.ndarray, *, hold: float | None = None, n_x: int = 24,
+                     n_v: int = 24, substeps: int = 4, decimate: int = 4,
+                     smooth: float = 1.0) -> RefinementModel:
+    """The refinement's model of a record, its start from the Abel estimate and its boxes.
 
     Parameters
     ----------
-    result
+    curves
         Abel estimate (its sequence gives ``mu``, ``nu``, ``b_max``, ``v_max``).
     t, x, force
         The record [s], [m], [N], uniformly sampled.
@@ -214,8 +216,6 @@ def refine(result: OwnResonanceResult, t: np.ndarray, x: np.ndarray, force: np.n
     decimate
         Every ``decimate``-th sample enters the residual (8 per period at 32 samples per
         period is ample, and keeps the solver's linear algebra small).
-    max_nfev
-        Budget of residual evaluations of the least-squares solver.
     smooth
         Weight of the second differences of the damping nodes (relative to max H) appended
         to the residual (normalised by the std of x); 0 switches it off. At 1 a smooth curve
@@ -223,18 +223,12 @@ def refine(result: OwnResonanceResult, t: np.ndarray, x: np.ndarray, force: np.n
         wiggle ~0.3: it removes the wiggle without bending real curvature.
 
     A kink in the odd part of the Abel estimate (best hinge fit at least 10x better than a cubic
-    in squared residual) moves the nearest restoring-force nodes onto +-kink.
-
-    Measured on the shipped records (``tests/identification/resonance/test_refine.py``),
-    force / damping error, Abel -> refined: preload 0.70 % / 1.91 % -> 0.18 % / 0.20 %
-    (27 simulations, ~4 s); dead zone 0.33 % / 1.95 % -> 0.22 % / 0.44 % (25 simulations,
-    ~4 s; kink found at 9.87 mm, true 10 mm; without the kink node and the smoothing
-    0.71 % / 1.34 %, with the kink node alone 0.34 % / 3.8 % from alternating low-v
-    damping nodes); quadratic damping 1.63 % / 2.13 % -> 1.06 % / 0.22 %.
+    in squared residual) moves the nearest restoring-force nodes onto +-kink. The start is the
+    Abel estimate at the nodes, preload and Coulomb force from its limit at 0+, the record's
+    first displacement and velocity. The boxes are wide (three times the largest start force
+    each side, ten standard deviations of x for x0): they only keep a trial point finite.
     """
-    from scipy.optimize import least_squares
-
-    seq = result.sequence
+    seq = curves.sequence
     t = np.asarray(t, float)
     x = np.asarray(x, float)
     force = np.asarray(force, float)
@@ -245,43 +239,25 @@ def refine(result: OwnResonanceResult, t: np.ndarray, x: np.ndarray, force: np.n
     xn = np.linspace(-X, X, 2 * n_x + 1)
     # a kink in the Abel estimate (dead-zone edge, stop) becomes a node: the uniform grid
     # otherwise smears it over one segment and the damping absorbs the misfit (dead zone:
-    # 1.34 % damping error without this, see below). Gain 10: a kink fits the hinge at
-    # least 10x better (in squares) than a cubic; measured dead zone >> 10, preload < 10.
+    # 1.34 % damping error without this). Gain 10: a kink fits the hinge at least 10x better
+    # (in squares) than a cubic; measured dead zone >> 10, preload < 10.
     xk = np.linspace(0.05, 1.0, 96) * seq.b[-1]
-    c, gain = _kink(xk, np.asarray(result.restoring_odd_force(xk), float)) \
-        if hasattr(result, "restoring_odd_force") else _kink(
-            xk, 0.5 * (result.restoring_force(xk) - result.restoring_force(-xk)))
+    c, gain = _kink(xk, 0.5 * (curves.restoring_force(xk) - curves.restoring_force(-xk)))
     if gain > 10.0:
         xn = _kink_nodes(xn, c)
     vn = np.linspace(0.0, V, n_v + 1)
-    model = _Model(t, x, force, seq.mu, hold, xn, vn, substeps, decimate, smooth)
-
-    # start: Abel estimate at the nodes; preload / Coulomb from the limit at 0+
-    F0 = _intercept(result.restoring_odd)
-    phi0 = result.restoring_force(xn) - F0 * np.sign(xn)
+    model = RefinementModel(t, x, force, seq.mu, hold, xn, vn, substeps, decimate, smooth)
+    F0 = _intercept(curves.restoring_odd)
+    phi0 = curves.restoring_force(xn) - F0 * np.sign(xn)
     sx = np.delete(phi0, n_x)
-    Fc = _intercept(result.velocity_damping)
-    q0 = result.damping_force(vn) - Fc * (vn > 0)
+    Fc = _intercept(curves.velocity_damping)
+    q0 = curves.damping_force(vn) - Fc * (vn > 0)
     sv = q0[1:]
     v0 = (x[1] - x[0]) / (t[1] - t[0])
-    p0 = np.r_[x[0], v0, F0, sx, Fc, sv]
-    r0 = model.residual(p0)
-    sol = least_squares(model.residual, p0, method="lm", x_scale="jac", max_nfev=max_nfev,
-                        diff_step=1e-6)
-    p = sol.x
-    F0r, phi, Fcr, qv = model.tables(p)
-    rms_b = float(np.sqrt(np.mean(r0 ** 2)) * model.scale)
-    rms_a = float(np.sqrt(np.mean(sol.fun ** 2)) * model.scale)
-    out = RefinementResult(x=xn, restoring=phi, v=vn, damping=qv, preload=float(F0r),
-                           coulomb=float(Fcr), change_restoring=0.0, change_damping=0.0,
-                           rms_before=rms_b, rms_after=rms_a,
-                           nfev=int(sol.nfev))
-    xs = np.linspace(-seq.b[-1], seq.b[-1], 401)
-    new, old = out.restoring_force(xs), result.restoring_force(xs)
-    m = np.abs(new) > 0.1 * np.abs(new).max()
-    vs = np.linspace(0, seq.v[-1], 201)[1:]
-    hnew, hold_ = out.damping_force(vs), result.damping_force(vs)
-    mh = np.abs(hnew) > 0.1 * np.abs(hnew).max()
-    return RefinementResult(**{**out.__dict__,
-                               "change_restoring": float(np.max(np.abs(new - old)[m] / np.abs(new[m]))),
-                               "change_damping": float(np.max(np.abs(hnew - hold_)[mh] / np.abs(hnew[mh])))})
+    model.p0 = np.r_[x[0], v0, F0, sx, Fc, sv]
+    fm = 3.0 * max(float(np.abs(phi0).max()), F0, 1e-12)
+    hm = 3.0 * max(float(np.abs(q0).max()), Fc, 1e-12)
+    dx = 10.0 * float(np.std(x))
+    half = np.r_[dx, dx * seq.nu, fm, np.full(sx.size, fm), hm, np.full(sv.size, hm)]
+    model.lower, model.upper = model.p0 - half, model.p0 + half
+    return model

@@ -3,6 +3,7 @@ records (static hysteresis loops, rig records, resonance tests)."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import click
 
@@ -41,9 +42,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     RECORD is CSV (headers ``q[unit]``, ``force[unit]``) or Parquet (field metadata ``unit``),
     samples in the order they were taken.
     """
-    from identification.hysteresis_fit import fit_hysteresis
     from models.hysteresis import element_from_dict
-    from recon.io import atomic_path, load_toml, read_table, versions, write_json
+    from recon.identify import identify_hysteresis
+    from recon.io import atomic_path, load_toml, read_table
+    from recon.result import write_result
 
     try:
         start = element_from_dict(load_toml(element_path))
@@ -54,35 +56,32 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
                                    required=("q", "force"), allow_nan=False)
     log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
     try:
-        fit = fit_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
-                             n_starts=starts, seed=seed)
+        result = identify_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
+                                     n_starts=starts, seed=seed)
     except InputError as exc:
         raise exc.with_source(str(record)) from None
-    result = {
-        "kind": "hysteresis_fit",
-        "record": str(record),
-        "record_units": file_units,
-        "start_element": str(element_path),
-        **fit.to_dict(),
-        "settings": {"starts": starts, "seed": seed, "rel_spread": 0.08},
-        "versions": versions(),
-    }
+    result.sections = {"record": str(record), "record_units": file_units,
+                       "start_element": str(element_path), **result.sections}
     if plot is not None:
         import matplotlib.pyplot as plt
 
         from reports.figures_hysteresis import hysteresis_fit_figure
 
-        fig = hysteresis_fit_figure(frame["q"].to_numpy(), frame["force"].to_numpy(), fit,
+        fitted = result.fitted
+        fig = hysteresis_fit_figure(fitted["q"], fitted["force"], fitted["model"],
+                                    element_from_dict(result.element), rms=result.residual_rms,
                                     title=f"{start.name}: {record}")
         with atomic_path(plot) as tmp:
             fig.savefig(tmp, format="png", dpi=120)
         plt.close(fig)
-        result["plot"] = str(plot)
-    write_json(result, output)  # last: the result exists only when complete
+        result.sections["plot"] = str(plot)
+    out = Path(output)
+    write_result(out.parent, result, name=out.name)  # last: complete when it exists
     end_with_report(output)
-    unit = fit.element.units[1]
-    say(f"{output}: residual RMS {fit.residual_rms:.4g} {unit} over {fit.n_points} "
-        f"samples ({'converged' if fit.success else 'NOT converged: ' + fit.message})")
+    opt = result.optimizer
+    say(f"{output}: residual RMS {result.residual_rms:.4g} {result.residual_rms_unit} over "
+        f"{result.n_points} samples "
+        f"({'converged' if opt['success'] else 'NOT converged: ' + opt['message']})")
 
 
 @identify.command("rig")
@@ -93,11 +92,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
                file_okay=False, dir_okay=True, metavar="DIR")
 def identify_rig_cmd(record_path, config, output):
     """Identify actuator characteristics / the platform's transport delay from a rig record."""
-    from pathlib import Path
-
-    from identification.rig import (RECORD_UNITS, IdentifySettings, RigRecord, identify_rig,
-                                    result_document)
-    from recon.io import read_table, versions, write_json, write_table
+    from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
+    from recon.identify import identify_rig
+    from recon.io import read_table
+    from recon.result import write_result
 
     config_path = config
     config = rig_config(config_path)
@@ -108,18 +106,17 @@ def identify_rig_cmd(record_path, config, output):
     frame, _ = read_table(record_path, RECORD_UNITS)
     try:
         record = RigRecord.from_frame(frame, kind, source=record_path)
-        fit = identify_rig(config, record)
+        result = identify_rig(config, record)
     except InputError as exc:
         raise exc.with_source(record_path)
-    out = Path(output)
-    write_table(fit.fitted, out / "fitted.parquet")
-    doc = result_document(fit, config, record=str(record_path), config_path=str(config_path),
-                          versions=versions())
-    write_json(doc, out / "result.json")
-    for name, p in doc["parameters"].items():
+    result.sections = {"record": str(record_path), "config": str(config_path),
+                       **result.sections}
+    write_result(output, result)  # fitted.parquet, then result.json last
+    for name, p in result.parameters.items():
         say(f"{name:26s} {p['map']:.6g} [{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}] {p['unit']}")
-    if fit.identifiability["not_separable"]:
-        say("not separable by this record: " + ", ".join(fit.identifiability["not_separable"]))
+    not_sep = result.identifiability["not_separable"]
+    if not_sep:
+        say("not separable by this record: " + ", ".join(not_sep))
     end_with_report(output)
 
 
@@ -149,7 +146,8 @@ def _frequency(text: str) -> float:
 @click.option("--periods", type=int, default=6, show_default=True, help="Periods per window.")
 @click.option("--skip", type=float, default=None, help="Hold time before the first window [s].")
 @click.option("--refine", is_flag=True, help="Refine by fitting the simulated oscillator to the record.")
-@output_option("the result JSON (curves, amplitude sequence, jumps)", metavar="OUT.json")
+@output_option("the result JSON (curves, amplitude sequence, jumps; with --refine also the "
+               "refinement's fit result)", metavar="OUT.json")
 def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip, refine, output):
     """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force)."""
     import numpy as np
@@ -182,13 +180,19 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
                 "frequency_source": "given" if frequency is not None else "estimated",
                 "mass_kg": mass, "method": method, "below": below, "periods": periods,
                 "skip_s": skip, "refine": bool(refine)}
+    refined = None
     if refine:
-        from identification.resonance.refine import refine as do_refine
-        ref = do_refine(res, t, x, f)
-        fx, hv = ref.restoring_force(xs), ref.damping_force(vs)
-        settings["refinement"] = ref.summary()
+        from identification.resonance.refine import damping_force, restoring_force
+        from recon.identify import refine_resonance
+
+        refined = refine_resonance(res, t, x, f)
+        c = refined.curves
+        fx = restoring_force(xs, c["x"], c["restoring"], c["preload"])
+        hv = damping_force(vs, c["v"], c["damping"], c["coulomb"])
+        settings["refinement"] = refined.refinement
         log.info("refinement changed the restoring force by %.2f %% and the damping by %.2f %%",
-                 100 * ref.change_restoring, 100 * ref.change_damping)
+                 100 * refined.refinement["change_restoring"],
+                 100 * refined.refinement["change_damping"])
     out = {
         "restoring_force": {"x": xs, "f": fx},
         "damping": {"v": vs, "H": hv},
@@ -198,6 +202,9 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
         "settings": settings,
         "versions": versions(),
     }
+    if refined is not None:  # the fit behind the refined curves, in the one result schema
+        out["refinement"] = {k: v for k, v in refined.to_dict().items()
+                             if k not in ("settings", "versions")}
     for j in seq.jumps:
         log.warning("amplitude jump from %.4g m to %.4g m at t = %.4g s: no data in between",
                     j.b_before, j.b_after, j.t_before)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from recon.engines.laplace import laplace
+from recon.engines.laplace import laplace, laplace_covariance
 from recon.engines.least_squares import jacobian, multistart, optimizer_diagnostics
 from recon.result import Posterior, Result
 
@@ -28,11 +28,16 @@ class _MixtureT:
         self.roots, self.precs, self.logdets = [], [], []
         for c in covs:
             c = 0.5 * (np.asarray(c, float) + np.asarray(c, float).T)
-            w, v = np.linalg.eigh(c)
+            # factorized as D R D with D the standard deviations: the eigenvalues of the
+            # correlation-scaled R stay resolved when the parameters' SI magnitudes differ by
+            # many orders (those of c itself only to eps times the largest)
+            sd = np.sqrt(np.clip(np.diag(c), 0.0, None))
+            sd = np.where(sd > 0, sd, 1.0)
+            w, v = np.linalg.eigh(c / np.outer(sd, sd))
             w = np.clip(w, 1e-300, None)
-            self.roots.append(v * np.sqrt(w)[None, :])
-            self.precs.append((v / w[None, :]) @ v.T)
-            self.logdets.append(float(np.sum(np.log(w))))
+            self.roots.append(sd[:, None] * v * np.sqrt(w)[None, :])
+            self.precs.append(((v / w[None, :]) @ v.T) / np.outer(sd, sd))
+            self.logdets.append(float(np.sum(np.log(w)) + 2.0 * np.sum(np.log(sd))))
 
     def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
         d = self.means[0].size
@@ -73,7 +78,8 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     """Posterior draws by adaptive importance sampling over one or several modes.
 
     The first proposal is a mixture of multivariate Student t (``df`` degrees of freedom), one
-    component per mode ``x[k]`` with scale ``inflate^2 (J_k^T J_k)^+`` (``jac_all[k]``
+    component per mode ``x[k]`` with scale ``inflate^2 (J_k^T J_k)^+``
+    (:func:`~recon.engines.laplace.laplace_covariance`; ``jac_all[k]``
     includes the prior rows). Each of ``rounds`` rounds draws ``n / rounds`` points, weights
     them by posterior / proposal, and refits every component's centre, scale and mixture
     weight to the weighted draws it is responsible for (population Monte Carlo; the new scale
@@ -104,7 +110,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     """
     xs = [np.asarray(x, float)] if np.ndim(x) == 1 else [np.asarray(v, float) for v in x]
     js = [jac_all] if np.ndim(jac_all) == 2 else list(jac_all)
-    covs = [np.linalg.pinv(j.T @ j) * inflate ** 2 for j in js]
+    covs = [laplace_covariance(j) * inflate ** 2 for j in js]
     mix = _MixtureT(xs, covs, np.ones(len(xs)), df)
     rounds = max(1, int(rounds))
     per = max(1, n // rounds)

@@ -14,11 +14,16 @@ so the parameters are all of order one. The Jacobian is a central difference eva
 A fit whose cost exceeds :func:`gof_limit` is implausible: twice the cost at a correct fit of
 ``n`` whitened residuals is about chi-square with ``n`` degrees of freedom. With
 ``search_again`` the engine runs further search rounds while that is so.
+
+A staged polish (``hold``) first runs each start with some parameters held at the start's
+values, then with all free from where the first stage ended: a piecewise-linear model's
+breakpoints held while its node values settle, so that the kinks move only once the branches
+are in place.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import optimize as _opt
@@ -44,21 +49,23 @@ def gof_limit(n_residuals: int) -> float:
     return float(h + GOF_SIGMAS * np.sqrt(h))
 
 
-def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4,
-             with_prior: bool = False) -> np.ndarray:
+def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4, with_prior: bool = False,
+             columns: np.ndarray | None = None) -> np.ndarray:
     """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
     ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
     parameter's own ``step``, :meth:`~recon.problem.ParameterSpace.fd_steps`), made one-sided
-    at a bound."""
+    at a bound. ``columns`` (indices of free parameters) limits the differences to those
+    parameters: ``(m, len(columns))``, ``2 len(columns)`` forward runs."""
     x = np.asarray(x, float)
     sp = problem.space
-    h = sp.fd_steps(diff_step)
-    up = np.minimum(x + h, sp.upper)
-    dn = np.maximum(x - h, sp.lower)
-    n = x.size
+    cols = np.arange(x.size) if columns is None else np.asarray(columns, int)
+    h = sp.fd_steps(diff_step)[cols]
+    up = np.minimum(x[cols] + h, sp.upper[cols])
+    dn = np.maximum(x[cols] - h, sp.lower[cols])
+    n = cols.size
     batch = np.repeat(x[None, :], 2 * n, axis=0)
-    batch[np.arange(n), np.arange(n)] = up
-    batch[n + np.arange(n), np.arange(n)] = dn
+    batch[np.arange(n), cols] = up
+    batch[n + np.arange(n), cols] = dn
     r = problem.residuals(batch)
     if with_prior:
         pr = np.array([sp.prior_residuals(b) for b in batch])
@@ -71,7 +78,8 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
                first_guess: np.ndarray | Callable | None = None,
                max_nfev: int | None = None, diff_step: float = 1e-4, ftol: float = 1e-10,
                xtol: float = 1e-10, gtol: float = 1e-10, pre_nfev: int | None = None,
-               pre_keep: int = 2, origin: str = "first_guess",
+               pre_keep: int = 2, origin: str = "first_guess", hold: Sequence[str] = (),
+               x_scale: float | str = 1.0,
                progress: Callable[[int, int], None] | None = None) -> list[Start]:
     """Bounded least squares from ``n_starts`` Latin-hypercube starts (and given starts).
 
@@ -94,6 +102,14 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
         Two-phase polish: every start first runs at most ``pre_nfev`` evaluations; only the
         ``pre_keep`` lowest then continue, from where they stopped, up to ``max_nfev``. The
         others are kept as they are (``message`` says so). Default: one phase.
+    hold
+        Names of free parameters held at each start's values in a first stage; the second
+        stage frees them from where the first ended (module docstring). ``nfev`` counts both
+        stages; ``max_nfev`` applies to each.
+    x_scale
+        :func:`scipy.optimize.least_squares`' ``x_scale`` in the prior-scaled coordinates:
+        1 (every parameter's prior spread is one unit) or ``"jac"`` (the inverse column norms
+        of the Jacobian, for a prior far wider than what the data allow).
     progress
         Called ``progress(done, total)`` after each start.
 
@@ -103,6 +119,10 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
         Every run, in the order of the starts.
     """
     sp = problem.space
+    unknown = set(hold) - set(sp.free_names)
+    if unknown:
+        raise ValueError(f"hold: not free parameters: {sorted(unknown)}")
+    free_in_stage1 = np.array([j for j, n in enumerate(sp.free_names) if n not in hold], int)
     rng = np.random.default_rng(seed)
     x0s: list[tuple[np.ndarray, str]] = []
     if first_guess is not None:
@@ -118,16 +138,43 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
     def fun(z):
         return problem.least_squares_residuals(center + scale * z)
 
-    def jac(z):
+    def jac(z, cols=None):
         x = np.clip(center + scale * z, sp.lower, sp.upper)
-        return jacobian(problem, x, diff_step=diff_step, with_prior=True) * scale[None, :]
+        c = np.arange(z.size) if cols is None else cols
+        return (jacobian(problem, x, diff_step=diff_step, with_prior=True, columns=cols)
+                * scale[c][None, :])
 
-    def polish(z0, nfev):
+    def solve(z0, nfev, cols=None):
         z0 = np.clip(z0, zl, zu)
         # least_squares needs a strictly feasible start
         z0 = np.clip(z0, zl + 1e-9 * (zu - zl), zu - 1e-9 * (zu - zl))
-        return _opt.least_squares(fun, z0, jac=jac, bounds=(zl, zu), method="trf",
-                                  x_scale=1.0, ftol=ftol, xtol=xtol, gtol=gtol, max_nfev=nfev)
+        c = np.arange(z0.size) if cols is None else cols
+        # scipy's first trust radius is the norm of the start: a start at the centre of the
+        # box (z = 0 up to rounding) would begin with steps of 1e-16. Such a start is solved
+        # in coordinates counted from the lower bounds.
+        off = zl.copy() if np.linalg.norm(z0[c]) < 1e-6 * np.linalg.norm((zu - zl)[c]) \
+            else np.zeros_like(z0)
+
+        def embed(ys):
+            z = z0.copy()
+            z[c] = ys + off[c]
+            return z
+
+        res = _opt.least_squares(lambda ys: fun(embed(ys)), z0[c] - off[c],
+                                 jac=lambda ys: jac(embed(ys), cols),
+                                 bounds=(zl[c] - off[c], zu[c] - off[c]), method="trf",
+                                 x_scale=x_scale, ftol=ftol, xtol=xtol, gtol=gtol,
+                                 max_nfev=nfev)
+        res.x = embed(res.x)
+        return res
+
+    def polish(z0, nfev, staged=True):
+        if not (staged and hold) or free_in_stage1.size == 0:
+            return solve(z0, nfev)
+        first = solve(z0, nfev, free_in_stage1)
+        res = solve(first.x, nfev)
+        res.nfev += first.nfev
+        return res
 
     two_phase = pre_nfev is not None and len(x0s) > pre_keep
     total = len(x0s) + (pre_keep if two_phase else 0)
@@ -142,7 +189,7 @@ def multistart(problem, n_starts: int = 8, *, seed: int | None = 0,
     if two_phase:
         order = np.argsort([r[2].cost for r in runs], kind="stable")
         for i in order[:pre_keep]:
-            res = polish(runs[i][2].x, max_nfev)
+            res = polish(runs[i][2].x, max_nfev, staged=False)
             runs[i][2] = res
             runs[i][3] += int(res.nfev)
             done += 1
@@ -172,7 +219,8 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
                   max_nfev: int | None = None, diff_step: float = 1e-4,
                   pre_nfev: int | None = None, pre_keep: int = 2,
                   search_again: Callable | None = None, retries: int = 0,
-                  origin: str = "first_guess",
+                  origin: str = "first_guess", hold: Sequence[str] = (),
+                  x_scale: float | str = 1.0,
                   progress: Callable[[str, int, int], None] | None = None,
                   result: Result | None = None, kind: str = "fit") -> Result:
     """The least-squares engine: :func:`multistart`, then further search rounds while the
@@ -184,14 +232,15 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
     (:attr:`~recon.result.Result.starts`), the optimum :attr:`~recon.result.Result.x_opt`,
     ``diagnostics.optimizer`` and ``diagnostics.search`` (rounds, each round's best cost,
     the limit, ``plausible``). When no run reached a finite likelihood the result is
-    ``failed``. ``progress(stage, done, total)`` gets stage ``"optimize"``.
+    ``failed``. ``progress(stage, done, total)`` gets stage ``"optimize"``. ``hold`` and
+    ``x_scale`` go to :func:`multistart` (the search rounds too).
     """
     if result is None:
         result = Result(kind, names=tuple(problem.names))
     cb = (lambda d, t: progress("optimize", d, t)) if progress else None
     runs = multistart(problem, starts, seed=seed, first_guess=first_guess, max_nfev=max_nfev,
                       diff_step=diff_step, pre_nfev=pre_nfev, pre_keep=pre_keep, origin=origin,
-                      progress=cb)
+                      hold=hold, x_scale=x_scale, progress=cb)
     result.starts.extend(runs)
     limit = gof_limit(problem.n_residuals)
     round_best = [min(s.cost for s in runs)]
@@ -202,7 +251,8 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
                     "search round %d", result.best.cost, limit, problem.n_residuals, k + 1)
         extra = multistart(problem, 0, first_guess=lambda prob: search_again(prob, k),
                            max_nfev=max_nfev, diff_step=diff_step, pre_nfev=pre_nfev,
-                           pre_keep=pre_keep, origin=f"search {k + 1}")
+                           pre_keep=pre_keep, origin=f"search {k + 1}", hold=hold,
+                           x_scale=x_scale)
         result.starts.extend(extra)
         round_best.append(min(s.cost for s in extra))
     result.x_opt = np.asarray(result.best.x, float)

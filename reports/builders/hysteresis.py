@@ -14,10 +14,9 @@ __all__ = ["build_hysteresis_report"]
 
 
 def build_hysteresis_report(data: dict, path: Path) -> Report:
-    """Report of a hysteresis fit. The measured record is read from the path the result names;
-    the fitted element's force along it is its ``trace`` (the model curve the fit minimised)."""
+    """Report of a hysteresis fit: the record and the fitted element's force along it are
+    the result's ``fitted`` section (the model curve the fit minimised)."""
     from models.hysteresis import element_from_dict
-    from recon.io import read_table
     from reports.figures_hysteresis import plot_hysteresis_loop, plot_residual_per_sample
 
     element = element_from_dict(data["element"])
@@ -31,13 +30,9 @@ def build_hysteresis_report(data: dict, path: Path) -> Report:
         items.append(("brake slips", f"{brake.get('slips')} (final shift {brake.get('final_shift'):.4g} {q_unit})"))
     sections = [Section("Summary", (Summary(tuple(items)),))]
     record = Path(str(data.get("record", "")))
-    if not record.is_absolute() and not record.exists():
-        record = path.parent / record
-    if record.exists():
-        frame, _ = read_table(record, {"q": q_unit, "force": f_unit})
-        q, force = frame["q"].to_numpy(), frame["force"].to_numpy()
-        model = element.trace(q)
-        model = np.asarray(model.force if hasattr(model, "force") else model, float)
+    fitted = data.get("fitted")
+    if fitted:
+        q, force, model = (np.asarray(fitted[k], float) for k in ("q", "force", "model"))
         from reports.figures import new_figure
 
         fig, axes = new_figure(2, 1, height_in=6.2, height_ratios=(3, 1))
@@ -49,7 +44,7 @@ def build_hysteresis_report(data: dict, path: Path) -> Report:
                  "(line), branch nodes marked; residual per sample below.", name="loop"),)))
     else:
         sections.append(Section("Measured and fitted loops", (Paragraph(
-            f"record {record} not found: loop figure omitted", "warning"),)))
+            "the result holds no fitted curve: loop figure omitted", "warning"),)))
     sections.append(Section("Fitted parameters", (parameter_table(data),)))
     rows = tuple((k, str(v)) for k, v in (data.get("settings") or {}).items()) + \
         tuple((k, str(v)) for k, v in (data.get("versions") or {}).items())

@@ -23,7 +23,11 @@ def test_identify_hysteresis_writes_json_and_png(tmp_path):
     p = d["parameters"]["pos_kF2"]
     assert p["unit"] == "N/m" and p["stderr"] > 0 and p["ci68"][0] < p["map"] < p["ci68"][1]
     assert 12.0 < d["residual_rms"] < 18.0  # noise 15 N
-    assert {"numpy", "lmfit", "dockrecon"} <= d["versions"].keys()
+    assert {"numpy", "scipy", "dockrecon"} <= d["versions"].keys()
+    # the one result schema: status, engine diagnostics, the force noise behind the intervals
+    assert d["status"] == "ok" and d["diagnostics"]["method"] == "laplace"
+    assert 12.0 < d["diagnostics"]["noise"]["sigma_estimated"]["all"] < 18.0
+    assert len(d["fitted"]["model"]) == len(d["fitted"]["q"]) == d["n_points"]
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

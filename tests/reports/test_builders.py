@@ -13,7 +13,6 @@ from recon.cli import cli
 from reports.builders._common import digits_for, fmt
 
 DATA = Path(__file__).resolve().parent / "data"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _render(target: Path):
@@ -135,8 +134,7 @@ def test_reconstruction_report_is_deterministic(tmp_path, monkeypatch):
             (tmp_path / "b" / f"report.{fmt_}").read_bytes()
 
 
-def test_hysteresis_report(tmp_path, monkeypatch):
-    monkeypatch.chdir(ROOT)  # the result names its record relative to the repository
+def test_hysteresis_report(tmp_path):
     shutil.copy(DATA / "hysteresis.json", tmp_path / "fit.json")
     html_path, pdf_path = _render(tmp_path / "fit.json")
     assert html_path == tmp_path / "fit.html"

@@ -11,14 +11,19 @@ from test_end_to_end import G, errors, load  # noqa: E402
 
 from identification.resonance.harmonics import amplitude_sequence  # noqa: E402
 from identification.resonance.own import identify_own_resonance  # noqa: E402
-from identification.resonance.refine import refine  # noqa: E402
+from identification.resonance.refine import damping_force, restoring_force  # noqa: E402
+from recon.identify import refine_resonance  # noqa: E402
 
 
 class _View:
-    def __init__(self, seq, ref):
+    """The refined curves of a result, with the call shape of the Abel estimate."""
+
+    def __init__(self, seq, curves):
         self.sequence = seq
-        self.restoring_force = ref.restoring_force
-        self.damping_force = ref.damping_force
+        self.restoring_force = lambda x: restoring_force(x, curves["x"], curves["restoring"],
+                                                         curves["preload"])
+        self.damping_force = lambda v: damping_force(v, curves["v"], curves["damping"],
+                                                     curves["coulomb"])
 
 
 @pytest.mark.parametrize("name", ["preload", "dead_zone"])
@@ -27,14 +32,19 @@ def test_refinement_is_within_one_percent(name):
     t, x, f = load(name)
     seq = amplitude_sequence(t, x, f, p["nu"], p["mass"])
     abel = identify_own_resonance(seq)
-    ref = refine(abel, t, x, f)
-    ef, eh = errors(name, _View(seq, ref))
+    result = refine_resonance(abel, t, x, f)
+    ref = result.refinement
+    ef, eh = errors(name, _View(seq, result.curves))
     # measured (force / damping): preload Abel 0.70 % / 1.91 %, refined 0.18 % / 0.20 %;
     # dead zone Abel 0.33 % / 1.95 %, refined 0.22 % / 0.44 % (kink node at the dead-zone
     # edge + damping smoothing; without them 0.71 % / 1.34 %). ~4 s each.
     assert ef < 0.01 and eh < 0.01, (ef, eh)
-    assert ref.rms_after < 0.5 * ref.rms_before
-    assert np.isfinite(ref.change_restoring) and ref.change_damping > 0
+    assert ref["rms_after_m"] < 0.5 * ref["rms_before_m"]
+    assert np.isfinite(ref["change_restoring"]) and ref["change_damping"] > 0
+    # one result type: every node value has the schema, with Laplace intervals
+    assert result.kind == "resonance_refinement" and result.diagnostics["method"] == "laplace"
+    p = result.parameters["restoring_00"]
+    assert p["unit"] == "N" and p["ci95"][0] < p["map"] < p["ci95"][1] and p["stderr"] > 0
 
 
 def test_kink_detection_finds_the_dead_zone_edge_and_not_a_smooth_spring():
