@@ -235,8 +235,13 @@ def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
 @pytest.mark.shipped
 @pytest.mark.parametrize("flight", ["nominal", "misaligned"])
 def test_shipped_flight_reconstruction(tmp_path, flight):
-    """The ``make demo`` engine (run.toml: first guess, cross-entropy screen, two-phase polish,
-    importance sampling) on a shipped 5-s flight. About 2 min each on 2 cores.
+    """The shipped engine (run.toml: first guess, cross-entropy screen, two-phase polish,
+    importance sampling, and emcee, 1000 steps, where its effective sample size is below 100:
+    the hybrid rule) on a shipped 5-s flight. Misaligned: importance sampling, ESS about 770,
+    2-5 min on 2 cores; nominal: ESS about 20, so emcee, about 10 min. Importance sampling
+    alone at ESS 20 is not calibrated (nominal: joint d2 21.8, p 0.03, after the proposal's
+    factorization changed its draws), which is why the product's engine, not ``--no-mcmc``,
+    is tested.
 
     What must hold if the method is right, whatever the noise draw:
 
@@ -263,9 +268,10 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
 
     truth = json.loads((FLIGHTS / f"{flight}.truth.json").read_text())["parameters"]
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
-                             tmp_path / "out", config=FLIGHTS / "run.toml", mcmc=False)
+                             tmp_path / "out", config=FLIGHTS / "run.toml", steps=1000)
     out = json.loads((tmp_path / "out" / "result.json").read_text())["parameters"]
-    assert res.diagnostics["method"] == "importance"
+    ess = res.diagnostics["importance"]["ess"]
+    assert res.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
     prob = _problem(flight)
     xt = np.array([truth[n] for n in prob.names])
     r = prob.least_squares_residuals(xt)
