@@ -18,10 +18,18 @@ deviation of the samples about a quadratic trend in time:
   levels. The estimate is floored at :math:`q / 10` (readings that never change before
   contact carry no information on :math:`\\sigma` below the step; a warning says so).
 
-A channel needs at least ``MIN_SAMPLES`` samples in the segment; otherwise the error names it
-and asks for a stated ``sigma``. The alternative, a per-channel noise scale fitted with the
-initial conditions, would let model error (the contact phase is where the model is least
-exact) inflate the noise; the pre-contact segment measures the sensor alone.
+A channel with fewer than ``MIN_SAMPLES`` samples in the segment (a record cut close to first
+contact: the shipped 5-s misaligned flight has 8 gyro samples before it) falls back to the
+whole record: the robust scale of its second differences,
+:math:`s = 1.4826\\,\\mathrm{MAD}(\\Delta^2 y) / \\sqrt 6` (white noise of variance
+:math:`s^2` gives :math:`\\Delta^2 y` variance :math:`6 s^2`; the median ignores the few
+differences that straddle an impact), less the quantization's share,
+:math:`\\sigma = \\sqrt{\\max(s^2 - q^2/12, (q/10)^2)}` (:func:`estimate_noise_whole`). It is
+coarser (measured on the shipped 5-s flights' gyros, true 2e-4 rad/s: 1.5e-4 ... 3.0e-4) and
+a warning says so; with fewer than ``MIN_SAMPLES`` samples in the whole record the error names
+the channel and asks for a stated ``sigma``. The alternative, a per-channel noise scale
+fitted with the initial conditions, would let model error (the contact phase is where the
+model is least exact) inflate the noise; the pre-contact segment measures the sensor alone.
 
 A binary channel's ``sigma`` is the timing noise of its switch [s], which no record shows
 (only the bracket of the two samples around an edge, which the observation model adds
@@ -42,7 +50,8 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["NoiseEstimate", "detect_quantum", "estimate_noise", "resolve_auto",
+__all__ = ["NoiseEstimate", "detect_quantum", "estimate_noise", "estimate_noise_whole",
+           "resolve_auto",
            "PRE_CONTACT_WINDOW", "MIN_SAMPLES"]
 
 log = logging.getLogger(__name__)
@@ -80,6 +89,7 @@ class NoiseEstimate:
     start: float
     stop: float
     floored: bool = False
+    method: str = "pre-contact, quadratic trend, maximum likelihood"
 
     @property
     def relative_se(self) -> float:
@@ -89,7 +99,7 @@ class NoiseEstimate:
     def to_dict(self) -> dict[str, Any]:
         return {"sigma": self.sigma, "quantum": self.quantum, "samples": self.samples,
                 "start": self.start, "stop": self.stop, "floored": self.floored,
-                "method": "pre-contact, quadratic trend, maximum likelihood"}
+                "method": self.method}
 
 
 def detect_quantum(y: np.ndarray, *, rtol: float = 1e-6) -> float:
@@ -152,6 +162,28 @@ def estimate_noise(t: np.ndarray, y: np.ndarray, *, quantum: float = 0.0) -> Noi
     sigma = float(np.exp(best.x[3]))
     floored = sigma <= floor
     return NoiseEstimate(max(sigma, floor), q, n, float(t[0]), float(t[-1]), floored)
+
+
+def estimate_noise_whole(t: np.ndarray, y: np.ndarray, *, quantum: float = 0.0
+                         ) -> NoiseEstimate:
+    """The fallback of the module docstring: noise from the robust scale of the second
+    differences of all samples ``y`` (taken in time order ``t`` [s])."""
+    t = np.asarray(t, float)
+    y = np.asarray(y, float)
+    ok = np.isfinite(t) & np.isfinite(y)
+    t, y = t[ok], y[ok]
+    if t.size < MIN_SAMPLES:
+        raise ValueError(f"{t.size} samples, at least {MIN_SAMPLES} needed")
+    d2 = y[2:] - 2.0 * y[1:-1] + y[:-2]
+    s = 1.4826 * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(6.0)
+    q = float(quantum)
+    floor = SIGMA_FLOOR_Q * q
+    var = s * s - q * q / 12.0
+    sigma = float(np.sqrt(max(var, floor * floor)))
+    return NoiseEstimate(sigma, q, int(t.size), float(t[0]), float(t[-1]),
+                         floored=sigma <= floor,
+                         method="whole record, MAD of second differences (too few samples "
+                                "before contact)")
 
 
 def _median_dt(t: np.ndarray) -> float:
@@ -217,11 +249,17 @@ def resolve_auto(table: Mapping[str, Any], record, *, contact_flag: str, binary,
         if isinstance(q, bool) or not isinstance(q, (int, float)) or not q >= 0:
             raise InputError('must be a number >= 0 or "auto"', key=f"{k}.quantum")
         try:
-            est = estimate_noise(t[sel], y[sel], quantum=float(q))
+            if np.count_nonzero(np.isfinite(y[sel])) >= MIN_SAMPLES:
+                est = estimate_noise(t[sel], y[sel], quantum=float(q))
+            else:
+                est = estimate_noise_whole(t, y, quantum=float(q))
+                log.warning("%s: %s has %d samples before first contact (%.6g s): its noise "
+                            "comes from the whole record's second differences (coarser)",
+                            record.source, name, int(np.count_nonzero(np.isfinite(y[sel]))),
+                            t_contact)
         except ValueError as exc:
-            raise InputError(f'sigma = "auto": {exc} before first contact '
-                             f"({t_contact:.6g} s); state sigma", key=f"{k}.sigma",
-                             source=record.source) from None
+            raise InputError(f'sigma = "auto": {exc} in the record; state sigma',
+                             key=f"{k}.sigma", source=record.source) from None
         if est.floored:
             log.warning("%s: the readings of %s before contact hardly vary: sigma set to "
                         "%.3g, a tenth of its quantization step", record.source, name,

@@ -125,12 +125,24 @@ def test_defaults_come_from_the_envelope_and_the_unit():
     assert err.value.key == "parameters"
 
 
-def test_auto_needs_samples_before_contact():
+def test_short_pre_contact_falls_back_to_the_whole_record():
+    """The shipped 5-s misaligned flight has 8 gyro samples before first contact (0.85 s):
+    those channels take the whole-record estimate (MAD of second differences), measured at
+    0.75-1.5 x the true 2e-4 rad/s; the mechanism channels (20 samples) keep the pre-contact
+    maximum likelihood."""
     unit, _, run = load_scenario(preset_path("reference"))
-    rec = load_telemetry(FLIGHTS / "nominal.parquet").window(1.7)    # starts 0.1 s before contact
-    with pytest.raises(InputError, match="before first contact") as err:
-        complete_run(run, unit, rec)
-    assert err.value.key == "observation.channels.stroke.sigma"
+    rec = load_telemetry(FLIGHTS / "misaligned.parquet")
+    _, filled = complete_run(run, unit, rec)
+    noise = filled["noise"]
+    for c in ("active_rate_x", "passive_rate_z"):
+        assert noise[c]["method"].startswith("whole record")
+        assert 0.7 * 2e-4 <= noise[c]["sigma"] <= 1.6 * 2e-4
+    assert noise["stroke"]["method"].startswith("pre-contact")
+    # a record with too few samples of a channel even in total: one clear message
+    short = load_telemetry(FLIGHTS / "misaligned.parquet").window(0.0, 0.87)  # 9 gyro samples
+    with pytest.raises(InputError, match="at least") as err:
+        complete_run(run, unit, short)
+    assert err.value.key == "observation.channels.active_rate_x.sigma"
 
 
 @pytest.mark.slow
