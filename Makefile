@@ -31,9 +31,9 @@ demo: $(STAMP)
 	    --output $(OUT)/nominal $(DEMO_RECON_OPTS)
 	@echo "demo output written to $(OUT)/ (report: $(OUT)/nominal/report.html, report.pdf)"
 
-## test: the default suite (slow studies excluded)
+## test: the default suite and the slow tests that guard the shipped flights (marker shipped)
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" -n 2 -q
+	$(BIN)/python -m pytest -m "not slow or shipped" -n 2 -q
 
 ## test-slow: the long studies only
 test-slow: $(STAMP)
