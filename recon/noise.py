@@ -118,6 +118,17 @@ def detect_quantum(y: np.ndarray, *, rtol: float = 1e-6) -> float:
     return q
 
 
+def _samples(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The finite samples of ``y`` at ``t``; ValueError when fewer than
+    :data:`MIN_SAMPLES`."""
+    t = np.asarray(t, float)
+    y = np.asarray(y, float)
+    ok = np.isfinite(t) & np.isfinite(y)
+    if np.count_nonzero(ok) < MIN_SAMPLES:
+        raise ValueError(f"{np.count_nonzero(ok)} samples, at least {MIN_SAMPLES} needed")
+    return t[ok], y[ok]
+
+
 def _design(t: np.ndarray) -> np.ndarray:
     u = (t - t.mean()) / max(float(np.ptp(t)), 1e-12)
     return np.column_stack([np.ones_like(u), u, u * u])
@@ -126,13 +137,8 @@ def _design(t: np.ndarray) -> np.ndarray:
 def estimate_noise(t: np.ndarray, y: np.ndarray, *, quantum: float = 0.0) -> NoiseEstimate:
     """Maximum-likelihood noise of samples ``y`` at ``t`` [s] about a quadratic trend, with
     readings quantized to ``quantum`` (0: none). See the module docstring."""
-    t = np.asarray(t, float)
-    y = np.asarray(y, float)
-    ok = np.isfinite(t) & np.isfinite(y)
-    t, y = t[ok], y[ok]
+    t, y = _samples(t, y)
     n = t.size
-    if n < MIN_SAMPLES:
-        raise ValueError(f"{n} samples, at least {MIN_SAMPLES} needed")
     a = _design(t)
     coef, *_ = np.linalg.lstsq(a, y, rcond=None)
     rss = float(np.sum((y - a @ coef) ** 2))
@@ -168,12 +174,7 @@ def estimate_noise_whole(t: np.ndarray, y: np.ndarray, *, quantum: float = 0.0
                          ) -> NoiseEstimate:
     """The fallback of the module docstring: noise from the robust scale of the second
     differences of all samples ``y`` (taken in time order ``t`` [s])."""
-    t = np.asarray(t, float)
-    y = np.asarray(y, float)
-    ok = np.isfinite(t) & np.isfinite(y)
-    t, y = t[ok], y[ok]
-    if t.size < MIN_SAMPLES:
-        raise ValueError(f"{t.size} samples, at least {MIN_SAMPLES} needed")
+    t, y = _samples(t, y)
     d2 = y[2:] - 2.0 * y[1:-1] + y[:-2]
     s = 1.4826 * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(6.0)
     q = float(quantum)

@@ -78,6 +78,7 @@ __all__ = [
     "INITIAL_CONDITIONS",
     "PARAMETER_UNITS",
     "Prior",
+    "GaussianProblem",
     "Parameter",
     "ParameterSpace",
     "ReconstructionProblem",
@@ -413,7 +414,69 @@ class ParameterSpace:
         return 0.5 * (iv[:, 1] - iv[:, 0])
 
 
-class ReconstructionProblem:
+class GaussianProblem:
+    """What the engines need of a problem with a Gaussian likelihood of whitened residuals,
+    written once for :class:`ReconstructionProblem` and :class:`ResidualProblem`.
+
+    A subclass sets :attr:`space` (a :class:`ParameterSpace`) and ``_log_norm`` (the
+    likelihood's normalizing constant), and defines :meth:`residuals` (whitened, ``(n, m)`` for
+    a batch, ``(m,)`` for one vector, NaN where the model failed) and :attr:`n_residuals`.
+    """
+
+    space: ParameterSpace
+    _log_norm: float
+
+    def residuals(self, theta: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def n_residuals(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Names of the free parameters (the engines' vector)."""
+        return self.space.free_names
+
+    @property
+    def ndim(self) -> int:
+        return self.space.ndim
+
+    def log_prior(self, theta: np.ndarray) -> np.ndarray:
+        return self.space.log_prior(theta)
+
+    def log_likelihood(self, theta: np.ndarray) -> np.ndarray:
+        """Gaussian log-likelihood of a batch ``(n,)``; -inf where the model failed."""
+        r = self.residuals(np.atleast_2d(np.asarray(theta, float)))
+        ll = -0.5 * np.sum(r * r, axis=1) + self._log_norm
+        return np.where(np.isfinite(ll), ll, -np.inf)
+
+    def log_probability(self, theta: np.ndarray) -> np.ndarray:
+        """Log posterior (unnormalized) of a batch ``(n, n_free)`` -> ``(n,)``.
+
+        The model runs only on rows inside the prior bounds. Suitable for
+        ``emcee.EnsembleSampler(..., vectorize=True)``.
+        """
+        theta = np.atleast_2d(np.asarray(theta, float))
+        lp = self.log_prior(theta)
+        ok = np.isfinite(lp)
+        out = np.full(theta.shape[0], -np.inf)
+        if ok.any():
+            out[ok] = lp[ok] + self.log_likelihood(theta[ok])
+        return out
+
+    __call__ = log_probability
+
+    def least_squares_residuals(self, theta: np.ndarray) -> np.ndarray:
+        """Whitened residuals followed by the prior residuals, for one vector; a failed model
+        gives a large finite residual (1e3 per entry) so that optimizers step back."""
+        theta = np.asarray(theta, float)
+        r = self.residuals(theta)
+        r = np.where(np.isfinite(r), r, 1e3)
+        return np.concatenate([r, self.space.prior_residuals(theta)])
+
+
+class ReconstructionProblem(GaussianProblem):
     """Residuals and log-probability of parameters given telemetry.
 
     Parameters
@@ -473,15 +536,6 @@ class ReconstructionProblem:
         return self.span.sim_end(clock, lat)
 
     @property
-    def names(self) -> tuple[str, ...]:
-        """Names of the free parameters (the engines' vector)."""
-        return self.space.free_names
-
-    @property
-    def ndim(self) -> int:
-        return self.space.ndim
-
-    @property
     def n_residuals(self) -> int:
         return self.bound.n_residuals
 
@@ -516,31 +570,6 @@ class ReconstructionProblem:
         """Noise-free predicted telemetry per channel, ``{name: (n, m_channel)}``."""
         sim, obs = self.simulate(np.atleast_2d(np.asarray(theta, float)))
         return self.bound.predict(sim, obs)
-
-    def log_prior(self, theta: np.ndarray) -> np.ndarray:
-        return self.space.log_prior(theta)
-
-    def log_likelihood(self, theta: np.ndarray) -> np.ndarray:
-        """Gaussian log-likelihood of a batch ``(n,)``; -inf where the forward model failed."""
-        r = self.residuals(np.atleast_2d(np.asarray(theta, float)))
-        ll = -0.5 * np.sum(r * r, axis=1) + self._log_norm
-        return np.where(np.isfinite(ll), ll, -np.inf)
-
-    def log_probability(self, theta: np.ndarray) -> np.ndarray:
-        """Log posterior (unnormalized) of a batch ``(n, n_free)`` -> ``(n,)``.
-
-        The forward model runs only on rows inside the prior bounds. Suitable for
-        ``emcee.EnsembleSampler(..., vectorize=True)``.
-        """
-        theta = np.atleast_2d(np.asarray(theta, float))
-        lp = self.log_prior(theta)
-        ok = np.isfinite(lp)
-        out = np.full(theta.shape[0], -np.inf)
-        if ok.any():
-            out[ok] = lp[ok] + self.log_likelihood(theta[ok])
-        return out
-
-    __call__ = log_probability
 
     def profile_clock(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Cost ``0.5 (sum r^2 + sum prior_r^2)`` of a batch with the clock offset *profiled*.
@@ -585,15 +614,8 @@ class ReconstructionProblem:
         cost = 0.5 * (np.sum(r * r, axis=1) + np.sum(pr * pr, axis=1))
         return np.where(np.isfinite(cost), cost, np.inf), x
 
-    def least_squares_residuals(self, theta: np.ndarray) -> np.ndarray:
-        """Data residuals followed by prior residuals, for one vector; failed forward runs
-        give a large finite residual (1e3 per entry) so that optimizers step back."""
-        r = self.residuals(np.asarray(theta, float))
-        r = np.where(np.isfinite(r), r, 1e3)
-        return np.concatenate([r, self.space.prior_residuals(np.asarray(theta, float))])
 
-
-class ResidualProblem:
+class ResidualProblem(GaussianProblem):
     """Gaussian likelihood of the residuals of a residual function, for the engines.
 
     .. math::  \\log p(\\theta \\mid d) = \\log \\pi(\\theta)
@@ -645,15 +667,6 @@ class ResidualProblem:
         return out
 
     @property
-    def names(self) -> tuple[str, ...]:
-        """Names of the free parameters (the engines' vector)."""
-        return self.space.free_names
-
-    @property
-    def ndim(self) -> int:
-        return self.space.ndim
-
-    @property
     def n_residuals(self) -> int:
         return self._m
 
@@ -699,33 +712,3 @@ class ResidualProblem:
         theta = np.asarray(theta, float)
         r = self.raw_residuals(np.atleast_2d(theta)) / self.sigma[None, :]
         return r[0] if theta.ndim == 1 else r
-
-    def log_prior(self, theta: np.ndarray) -> np.ndarray:
-        return self.space.log_prior(theta)
-
-    def log_likelihood(self, theta: np.ndarray) -> np.ndarray:
-        """Gaussian log-likelihood of a batch ``(n,)``; -inf where the model failed."""
-        r = self.residuals(np.atleast_2d(np.asarray(theta, float)))
-        ll = -0.5 * np.sum(r * r, axis=1) + self._log_norm
-        return np.where(np.isfinite(ll), ll, -np.inf)
-
-    def log_probability(self, theta: np.ndarray) -> np.ndarray:
-        """Log posterior (unnormalized) of a batch ``(n, n_free)`` -> ``(n,)``; the model
-        runs only on rows inside the prior bounds."""
-        theta = np.atleast_2d(np.asarray(theta, float))
-        lp = self.log_prior(theta)
-        ok = np.isfinite(lp)
-        out = np.full(theta.shape[0], -np.inf)
-        if ok.any():
-            out[ok] = lp[ok] + self.log_likelihood(theta[ok])
-        return out
-
-    __call__ = log_probability
-
-    def least_squares_residuals(self, theta: np.ndarray) -> np.ndarray:
-        """Whitened residuals followed by the prior residuals, for one vector; a failed model
-        gives a large finite residual (1e3 per entry) so that optimizers step back."""
-        theta = np.asarray(theta, float)
-        r = self.residuals(theta)
-        r = np.where(np.isfinite(r), r, 1e3)
-        return np.concatenate([r, self.space.prior_residuals(theta)])
