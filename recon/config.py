@@ -177,7 +177,7 @@ def complete_run(run: Mapping[str, Any], unit: DockingUnit, record
                                            for c in chans}}
         filled.append("observation (sigma and quantum from the record)")
     obs, noise = resolve_auto(run["observation"], record, contact_flag=unit.contact_flag,
-                              binary=lambda c: c in unit.channels and unit.channels[c].binary)
+                              kind=lambda c: unit.channels[c].kind if c in unit.channels else None)
     run["observation"] = obs
     return run, {"defaults": filled, "noise": noise}
 

@@ -506,14 +506,19 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                                     + "."))
         if noise:
             blocks.append(Table(
-                ("channel", "sigma", "quantum", "samples", "from"),
+                ("channel", "sigma used", "point estimate", "quantum", "samples", "from"),
                 tuple((c, fmt(v.get("sigma"), None) if v.get("sigma") is not None else "stated",
+                       fmt(v.get("sigma_point"), None) if v.get("sigma_point") is not None
+                       else "",
                        fmt(v.get("quantum"), None) if v.get("quantum") is not None
                        else "stated",
                        str(v.get("samples", "")), str(v.get("method", "")))
                       for c, v in noise.items()),
                 caption='Sensor noise estimated from the record (sigma = "auto", SI: the '
-                        "channel's unit; a 0/1 channel's sigma is its switch timing [s])."))
+                        "channel's unit; a 0/1 channel's sigma is its switch timing [s]). "
+                        "The likelihood uses the 84 % upper confidence bound of each "
+                        "estimate, not the point (recon.noise): a noise set too low would "
+                        "make the intervals too narrow."))
         sections[-1] = Section(sections[-1].title, sections[-1].blocks + tuple(blocks))
 
     tel = settings.get("telemetry", "")
