@@ -199,11 +199,17 @@ def _write(records, free, args, t_start):
                 p["hybrid_in95"] = p["in95"] if use_is else p["laplace_in95"]
     tables["hybrid_ess100"] = cover("hybrid_in68", "hybrid_in95")
     # the joint check of the initial conditions (flights_docking.joint_check): the truth inside
-    # the posterior's Gaussian 68 % / 95 % region
+    # the posterior's Gaussian 68 % / 95 % region; a flight whose fit is not ok is a miss (its
+    # record may predate joint_check's status rule: a search failure once counted as inside)
+    for r in records:
+        if "joint" in r and r.get("status", "ok") != "ok":
+            r["joint"] = {**r["joint"], "d2": None, "p": 0.0, "in68": False, "in95": False,
+                          "reason": f"status {r['status']}"}
     jr = [r["joint"] for r in records if "joint" in r]
     joint = ({"n": len(jr), "coverage68": float(np.mean([j["in68"] for j in jr])),
               "coverage95": float(np.mean([j["in95"] for j in jr])),
-              "d2_median": float(np.median([j["d2"] for j in jr])), "dof": jr[0]["dof"]}
+              "d2_median": float(np.median([np.inf if j["d2"] is None else j["d2"]
+                                            for j in jr])), "dof": jr[0]["dof"]}
              if jr else None)
     pooled = {f"coverage{lv}": float(np.mean([r["parameters"][nm][f"in{lv}"] for r in records
                                               for nm in free])) for lv in (68, 95)}

@@ -35,6 +35,11 @@ def joint_check(result: dict, truth: dict, names: list[str]) -> dict:
     deviations (``stderr``) and sample correlation (``identifiability.correlation``):
     ``d2 = (t - m)^T C^-1 (t - m)`` against the chi-square quantile with ``len(names)``
     degrees of freedom (``limit95``). ``p`` is the chi-square tail probability of ``d2``.
+
+    A result whose status is not ``ok`` (an implausible fit is not a reconstruction) and a
+    degenerate posterior (a standard deviation that is not positive, or a correlation matrix
+    that is not positive definite: a posterior of one effective draw) hold nothing: ``d2`` is
+    infinite and ``reason`` says why.
     """
     from scipy.stats import chi2
 
@@ -43,9 +48,22 @@ def joint_check(result: dict, truth: dict, names: list[str]) -> dict:
     corr = np.asarray(ident["correlation"], float)[np.ix_(idx, idx)]
     sd = np.array([result["parameters"][n]["stderr"] for n in names], float)
     dev = np.array([truth[n] - result["parameters"][n]["median"] for n in names], float)
-    z = dev / sd
-    d2 = float(z @ np.linalg.solve(corr, z))
     k = len(names)
     limit95 = float(chi2.ppf(0.95, k))
+    reason = None
+    if result.get("status", "ok") != "ok":
+        reason = f"status {result.get('status')}"
+    elif not (np.all(np.isfinite(sd)) and np.all(sd > 0) and np.all(np.isfinite(corr))):
+        reason = "degenerate posterior (a standard deviation not positive)"
+    else:
+        try:
+            chol = np.linalg.cholesky(corr)
+        except np.linalg.LinAlgError:
+            reason = "degenerate posterior (correlation not positive definite)"
+    if reason is not None:
+        return {"names": list(names), "d2": float("inf"), "dof": k, "p": 0.0,
+                "limit95": limit95, "in68": False, "in95": False, "reason": reason}
+    w = np.linalg.solve(chol, dev / sd)
+    d2 = float(w @ w)
     return {"names": list(names), "d2": d2, "dof": k, "p": float(chi2.sf(d2, k)),
             "limit95": limit95, "in68": bool(d2 <= chi2.ppf(0.68, k)), "in95": d2 <= limit95}

@@ -47,3 +47,20 @@ def test_joint_check_closed_form_d2():
     d2 = (t - m) @ np.linalg.solve(cov, t - m)
     assert abs(j["d2"] - d2) < 1e-9 * max(1.0, d2)
     assert abs(j["p"] - chi2.sf(d2, 3)) < 1e-12 and j["dof"] == 3
+
+
+def test_joint_check_holds_nothing_for_a_failed_or_degenerate_posterior():
+    """An implausible fit, or a posterior of one effective draw (the correlation of identical
+    draws is singular; solving with it gave d2 = -2.6e21, "inside"), is a miss, never a hit."""
+    rng = np.random.default_rng(7)
+    res, names, m, _ = _gaussian_result(rng, k=3)
+    tr = dict(zip(names, m))                           # the truth at the median: d2 = 0
+    assert fd.joint_check(res, tr, names)["in95"]
+    bad = {**res, "status": "implausible"}
+    j = fd.joint_check(bad, tr, names)
+    assert not j["in95"] and not j["in68"] and j["d2"] == np.inf and "implausible" in j["reason"]
+    sing = {**res, "identifiability": {"names": names, "correlation": np.ones((3, 3)).tolist()}}
+    assert "not positive definite" in fd.joint_check(sing, tr, names)["reason"]
+    zero = {**res, "parameters": {**res["parameters"],
+                                  names[0]: {**res["parameters"][names[0]], "stderr": 0.0}}}
+    assert not fd.joint_check(zero, tr, names)["in95"]
