@@ -6,7 +6,7 @@ import logging
 
 import click
 
-from recon.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
+from recon.cli.options import (EXIT_STATUS, Progress, common_options, config_option, input_path,
                                end_with_report, output_option, say, seed_option)
 
 __all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd"]
@@ -16,7 +16,8 @@ log = logging.getLogger("dockrecon")
 
 @click.command("validate")
 @common_options
-@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
+@click.argument("telemetry", nargs=-1, required=True, callback=input_path,
+                type=click.Path(dir_okay=True, path_type=str))
 @click.option("--max-gap", type=float, default=0.5, show_default=True,
               help="Longest accepted interval between samples of a channel [s].")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
@@ -49,8 +50,9 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
 
 @click.command("reconstruct")
 @common_options
-@click.argument("telemetry", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=str))
-@click.option("--scenario", required=True, type=click.Path(path_type=str),
+@click.argument("telemetry", nargs=-1, required=True, callback=input_path,
+                type=click.Path(dir_okay=True, path_type=str))
+@click.option("--scenario", required=True, callback=input_path, type=click.Path(path_type=str),
               help="Scenario TOML: names the docking unit (may hold the run tables too).")
 @output_option("the result directory (result.json, fit.parquet, trajectory.parquet, "
                "posterior.nc, chains.h5, the report)", file_okay=False, dir_okay=True,
@@ -84,23 +86,37 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
     result and its report are written and say why)."""
     from recon.flight import reconstruct_flight
+    from recon.outputs import replaced_whole
 
+    from models.errors import InputError
+    from recon.outputs import resumable
+
+    if resume and not resumable(output):
+        raise InputError("nothing to resume: no chains of an earlier run (chains.h5) here "
+                         "or in its interrupted run", key="--resume", source=output)
     progress = Progress("reconstruct")
-    try:
-        res = reconstruct_flight(list(telemetry), scenario, output, config=config, seed=seed,
-                                 walkers=walkers, steps=steps, resume=resume, mcmc=not no_mcmc,
-                                 mcmc_below_ess=mcmc_below_ess, starts=starts,
-                                 max_nfev=max_nfev, progress=progress)
-    finally:
-        progress.close()
-    diag = res.diagnostics
-    how = diag["method"]
-    if how == "mcmc":
-        how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
-    elif "mcmc_skipped" in diag:
-        how += f" (no MCMC: {diag['mcmc_skipped']})"
+    # built in .DIR.partial and swapped in whole at the end (recon.outputs): a kill leaves
+    # DIR as it was and the staging directory for --resume
+    with replaced_whole(output, resume=resume) as stage:
+        try:
+            res = reconstruct_flight(list(telemetry), scenario, stage, config=config,
+                                     seed=seed, walkers=walkers, steps=steps, resume=resume,
+                                     mcmc=not no_mcmc, mcmc_below_ess=mcmc_below_ess,
+                                     starts=starts, max_nfev=max_nfev, progress=progress)
+        except InputError as exc:   # name the user's directory, not the staging one
+            if exc.source and str(stage) in str(exc.source):
+                exc.source = f"{output} (--resume)"
+            raise
+        finally:
+            progress.close()
+        diag = res.diagnostics
+        how = diag["method"]
+        if how == "mcmc":
+            how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
+        elif "mcmc_skipped" in diag:
+            how += f" (no MCMC: {diag['mcmc_skipped']})"
+        end_with_report(stage, shown_as=output)
     say(f"{output}/result.json written; intervals from {how}")
-    end_with_report(output)
     if res.status != "ok":
         click.echo(f"error: {output}: reconstruction {res.status.upper()}: {res.status_reason}",
                    err=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from models.errors import InputError
-from recon.cli.options import (Group, common_options, config_option, end_with_report,
+from recon.cli.options import (Group, common_options, config_option, end_with_report, input_path,
                                output_option, say, seed_option)
 from recon.cli.simulate import rig_config
 
@@ -25,13 +25,13 @@ def identify() -> None:
 
 @identify.command("hysteresis")
 @common_options
-@click.argument("record", type=click.Path())
-@click.option("--element", "element_path", required=True, type=click.Path(),
+@click.argument("record", callback=input_path, type=click.Path())
+@click.option("--element", "element_path", required=True, callback=input_path, type=click.Path(),
               help="Start tables of the element (TOML, SI units; see models.hysteresis).")
 @output_option("the result JSON (fitted tables, uncertainties, residual RMS)",
                metavar="OUT.json")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None,
-              help="Also draw the loop, the fitted model and the residual (PNG).")
+@output_option("also the loop, the fitted model and the residual, drawn to this PNG",
+               required=False, metavar="PLOT.png", flag="--plot", short=None, dest="plot")
 @click.option("--starts", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Local fits (the start tables, then seeded draws around them).")
 @seed_option()
@@ -86,7 +86,8 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
 
 @identify.command("rig")
 @common_options
-@click.argument("record_path", metavar="RECORD", type=click.Path(dir_okay=False))
+@click.argument("record_path", metavar="RECORD", callback=input_path,
+                type=click.Path(dir_okay=False))
 @config_option("the rig TOML with [actuator] start values and [identify]", required=True)
 @output_option("the result directory (fitted.parquet, then result.json, written last)",
                file_okay=False, dir_okay=True, metavar="DIR")
@@ -95,6 +96,7 @@ def identify_rig_cmd(record_path, config, output):
     from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
     from recon.identify import identify_rig
     from recon.io import read_table
+    from recon.outputs import replaced_whole
     from recon.result import write_result
 
     config_path = config
@@ -111,13 +113,14 @@ def identify_rig_cmd(record_path, config, output):
         raise exc.with_source(record_path)
     result.sections = {"record": str(record_path), "config": str(config_path),
                        **result.sections}
-    write_result(output, result)  # fitted.parquet, then result.json last
+    with replaced_whole(output) as stage:      # the directory replaced whole (recon.outputs)
+        write_result(stage, result)
+        end_with_report(stage, shown_as=output)
     for name, p in result.parameters.items():
         say(f"{name:26s} {p['map']:.6g} [{p['ci95'][0]:.6g}, {p['ci95'][1]:.6g}] {p['unit']}")
     not_sep = result.identifiability["not_separable"]
     if not_sep:
         say("not separable by this record: " + ", ".join(not_sep))
-    end_with_report(output)
 
 
 def _frequency(text: str) -> float:
@@ -135,7 +138,7 @@ def _frequency(text: str) -> float:
 
 @identify.command("resonance")
 @common_options
-@click.argument("record", type=click.Path(dir_okay=False))
+@click.argument("record", callback=input_path, type=click.Path(dir_okay=False))
 @click.option("--frequency", "frequency", default=None,
               help="Excitation frequency nu [rad/s] (or '2.5Hz'); estimated from the force if absent.")
 @click.option("--mass", type=float, default=1.0, show_default=True, help="Reduced mass mu [kg].")

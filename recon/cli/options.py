@@ -15,7 +15,7 @@ import click
 
 from models.errors import InputError
 
-__all__ = ["EXIT_STATUS", "Group", "common_options", "output_option", "seed_option",
+__all__ = ["EXIT_STATUS", "Group", "common_options", "output_option", "input_path", "seed_option",
            "config_option", "configure_logging", "version", "Progress", "say", "quiet",
            "end_with_report"]
 
@@ -61,7 +61,31 @@ def configure_logging(ctx: click.Context) -> None:
 
 
 class Group(click.Group):
-    """A click group that turns dockrecon errors into one line and an exit code."""
+    """A click group that turns every error into one line on stderr and an exit code: the
+    user's (a wrong option, a bad file) 2 or 65, an internal failure 1 (traceback with
+    ``-v``)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:    # a bare group: its help
+            click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(),
+                       err=True)
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:       # click's own: usage + hint + error, made one line
+            where = exc.ctx.command_path if exc.ctx is not None else (prog_name or self.name)
+            click.echo(f"error: {exc.format_message()} (see '{where} --help')", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except (click.exceptions.Abort, KeyboardInterrupt, EOFError):
+            click.echo("error: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -107,11 +131,59 @@ def common_options(f):
     return f
 
 
+def _writable(directory: bool):
+    """Click callback: the output location checked before any work
+    (:func:`recon.outputs.check_writable`); the message names the option and the path."""
+    def check(ctx: click.Context, param: click.Parameter, value):
+        if value is None:
+            return value
+        from recon.outputs import check_writable
+
+        opt = max(param.opts, key=len)
+        check_writable(value, directory=directory, option=opt)
+        for other, _ in ctx.meta.setdefault("dockrecon.inputs", []):
+            _distinct(other, value, opt)
+        ctx.meta.setdefault("dockrecon.outputs", []).append((value, opt))
+        return value
+    return check
+
+
+def _distinct(inp, out, opt) -> None:
+    if _same_file(inp, out):
+        raise InputError(f"is also an input of this command ({inp}): an output may not "
+                         "overwrite an input", key=opt, source=str(out))
+
+
+def _same_file(a, b) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def input_path(ctx: click.Context, param: click.Parameter, value):
+    """Click callback of an input path: remembered, so that no output may name it (whichever
+    of the two click reads second makes the check)."""
+    vals = [v for v in (value if isinstance(value, tuple) else (value,)) if v is not None]
+    for v in vals:
+        for out, opt in ctx.meta.get("dockrecon.outputs", []):
+            _distinct(v, out, opt)
+        ctx.meta.setdefault("dockrecon.inputs", []).append((v, param.name))
+    return value
+
+
 def output_option(what: str, *, required: bool = True, file_okay: bool = True,
-                  dir_okay: bool = False, metavar: str | None = None, default=None):
-    """``-o/--output``: where the command writes (``what`` says what is written there)."""
-    return click.option("-o", "--output", "output", required=required, default=default,
-                        metavar=metavar,
+                  dir_okay: bool = False, metavar: str | None = None, default=None,
+                  flag: str = "--output", short: str | None = "-o", dest: str = "output"):
+    """``-o/--output`` (or another ``flag``): where the command writes (``what`` says what is
+    written there). The location is checked for writability when the command line is read,
+    before any work, and may not be one of the command's inputs."""
+    names = ([short] if short else []) + [flag, dest]
+    return click.option(*names, required=required, default=default,
+                        metavar=metavar, is_eager=False,
+                        callback=_writable(directory=dir_okay and not file_okay),
                         type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=str),
                         help=f"Output: {what}.")
 
@@ -125,6 +197,7 @@ def seed_option(default: int = 0):
 def config_option(what: str, *, required: bool = False):
     """``--config``: a TOML file of settings (``what`` says which)."""
     return click.option("--config", "config", required=required, default=None,
+                        callback=input_path,
                         type=click.Path(dir_okay=False, path_type=str), metavar="FILE.toml",
                         help=f"Configuration: {what}.")
 
@@ -185,9 +258,12 @@ class Progress:
         self._bars.clear()
 
 
-def end_with_report(result: str) -> None:
-    """Every main job ends in a report: HTML and PDF beside its result."""
+def end_with_report(result: str, *, shown_as: str | None = None) -> None:
+    """Every main job ends in a report: HTML and PDF beside its result (``shown_as``: the
+    directory the user named, when ``result`` is its staging directory)."""
+    from pathlib import Path
+
     from reports.build import rebuild_report
 
     for path in rebuild_report(result):
-        say(f"report: {path}")
+        say(f"report: {Path(shown_as) / path.name if shown_as else path}")

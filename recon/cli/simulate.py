@@ -6,7 +6,7 @@ import logging
 import click
 
 from models.errors import InputError
-from recon.cli.options import Group, common_options, output_option, say
+from recon.cli.options import Group, common_options, input_path, output_option, say
 
 __all__ = ["COMMANDS", "simulate", "rig_config"]
 
@@ -21,13 +21,15 @@ def simulate() -> None:
 
 @simulate.command("docking")
 @common_options
-@click.argument("scenario_path", metavar="SCENARIO.toml", type=click.Path(dir_okay=False))
-@click.option("--initial", "initial_path", metavar="ICS.toml", type=click.Path(dir_okay=False),
+@click.argument("scenario_path", metavar="SCENARIO.toml", callback=input_path,
+                type=click.Path(dir_okay=False))
+@click.option("--initial", "initial_path", metavar="ICS.toml", callback=input_path,
+              type=click.Path(dir_okay=False),
               help="Initial conditions (the unit's rel_* keys, SI); default: the scenario's "
                    "[initial] table.")
 @output_option("the trajectory file (.parquet or .csv)", metavar="TRAJ.parquet")
-@click.option("--events", "events_path", metavar="EVENTS.json", type=click.Path(dir_okay=False),
-              help="Output: also write the event times to this JSON file.")
+@output_option("also the event times, to this JSON file", required=False,
+               metavar="EVENTS.json", flag="--events", short=None, dest="events_path")
 @click.option("--rate", type=float, default=None, metavar="HZ",
               help="Output rate [Hz]; default: the scenario's integration.output_rate.")
 @click.option("--duration", type=float, default=None, metavar="S",
@@ -72,11 +74,11 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
 
 @simulate.command("appendage")
 @common_options
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", callback=input_path, type=click.Path(dir_okay=False))
 @output_option("the trajectory table, .csv or .parquet (units in headers / field metadata)")
-@click.option("--events", type=click.Path(dir_okay=False), metavar="EVENTS.json",
-              help='Output: also write the clamp engagements to this JSON file '
-                   '({"clamps": [{"hinge": k, "t": ...}]}).')
+@output_option('also the clamp engagements, to this JSON file ({"clamps": [{"hinge": k, '
+               '"t": ...}]})', required=False, metavar="EVENTS.json", flag="--events",
+               short=None, dest="events")
 @click.option("--formulation", type=click.Choice(["full", "reduced"]),
               help="Override the configuration's formulation.")
 @click.option("--rtol", type=float, default=1e-8, show_default=True,
@@ -129,8 +131,10 @@ def rig_config(path: str):
 
 @simulate.command("rig")
 @common_options
-@click.argument("config_path", metavar="RIG.toml", type=click.Path(dir_okay=False))
-@click.option("--command", "command_path", required=True, type=click.Path(dir_okay=False),
+@click.argument("config_path", metavar="RIG.toml", callback=input_path,
+                type=click.Path(dir_okay=False))
+@click.option("--command", "command_path", required=True, callback=input_path,
+              type=click.Path(dir_okay=False),
               help="CSV/Parquet: t, u [, F_load, brake] (one actuator) or t, x, y, z, roll, "
                    "pitch, yaw (hexapod, relative to home).")
 @output_option("the simulated table (.parquet or .csv), SI units in the metadata / headers")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from models.errors import InputError
-from recon.cli.options import Group, Progress, common_options, output_option, seed_option
+from recon.cli.options import (Group, Progress, common_options, input_path, output_option,
+                               seed_option)
 
 __all__ = ["COMMANDS", "samples", "report_cmd", "bench"]
 
@@ -42,7 +43,7 @@ def samples_generate(kind: str, output: str | None, seed: int) -> None:
 
 @click.command("report")
 @common_options
-@click.argument("result", type=click.Path(path_type=str))
+@click.argument("result", callback=input_path, type=click.Path(path_type=str))
 @click.option("--format", "formats", default="html,pdf", show_default=True,
               help="Comma-separated report formats: html, pdf.")
 @output_option("the directory the report is written to (default: beside the result)",

@@ -179,7 +179,7 @@ def _walkers_as_chains(chains: np.ndarray) -> np.ndarray:
 
 def _arviz_stats(chains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank-normalised split R-hat, bulk and tail ESS of ``(K, S, W, d)`` chains; NaN when
-    the chains are too short to split.
+    the chains are too short to split (and R-hat NaN for a single ensemble).
 
     R-hat compares the ensembles: each ensemble's walkers pooled step by step is one chain,
     split in its first and second half of steps. The walkers of one ensemble are not
@@ -197,7 +197,9 @@ def _arviz_stats(chains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     walkers = az.convert_to_dataset({"theta": _walkers_as_chains(chains)})
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        rhat = az.rhat(pooled, method="rank")["theta"].values
+        # between ensembles: undefined for one (ArviZ would refuse the shape)
+        rhat = (az.rhat(pooled, method="rank")["theta"].values if K >= 2
+                else np.full(d, np.nan))
         bulk = az.ess(walkers, method="bulk")["theta"].values
         tail = az.ess(walkers, method="tail")["theta"].values
     return (np.asarray(rhat, float).reshape(d), np.asarray(bulk, float).reshape(d),
@@ -232,7 +234,9 @@ def diagnose(chains: np.ndarray, accepted: np.ndarray, settings: SamplerSettings
     elif np.any(np.abs(tau - previous_tau) > settings.tau_rtol * tau):
         reasons.append("tau still changing")
     if not np.all(rhat < settings.rhat_max):
-        if np.all(np.isnan(rhat)):   # chains too short to split
+        if K < 2:
+            reasons.append("R-hat not available (one ensemble: it compares ensembles)")
+        elif np.all(np.isnan(rhat)):   # chains too short to split
             reasons.append("R-hat not available (chains too short)")
         else:
             reasons.append(f"max R-hat {np.nanmax(rhat):.4f} >= {settings.rhat_max}")

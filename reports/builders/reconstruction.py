@@ -441,9 +441,10 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
             axes[j % nrow, j // nrow].set_visible(False)
         trace = figure_png(fig, "Walker traces of every free parameter (grey: discarded half)",
                            name="chains")
-        rows = tuple((n, f"{(mcmc.get('tau') or {}).get(n, float('nan')):.3g}",
-                      f"{(mcmc.get('ess') or {}).get(n, float('nan')):.4g}",
-                      f"{(mcmc.get('rhat') or {}).get(n, float('nan')):.4f}") for n in free)
+        # R-hat is undefined (None) for one ensemble: shown "n/a"
+        rows = tuple((n, fmt((mcmc.get("tau") or {}).get(n), None, 3),
+                      fmt((mcmc.get("ess") or {}).get(n), None, 4),
+                      fmt((mcmc.get("rhat") or {}).get(n), None, 5)) for n in free)
         conv = Table(("parameter", "autocorrelation time [steps]", "effective samples",
                       "split R-hat"), rows)
         status = Paragraph(f"Sampler stopped: {mcmc.get('status', 'n/a')} "

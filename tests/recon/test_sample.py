@@ -145,3 +145,16 @@ def test_walkers_start_from_given_draws(tmp_path):
     near = d.min(axis=1) < 5e-5
     assert near.sum() >= 4
     assert set(np.argmin(d[near], axis=1)) == {0, 1}
+
+
+def test_one_ensemble_has_no_rhat_and_says_so(capsys):
+    """R-hat compares ensembles: with one it is undefined (NaN, "n/a" in the report), the
+    sampler says why it cannot call the chains converged, and ArviZ is not asked (it printed
+    a shape-validation line on stdout and the report then crashed on the missing value)."""
+    rng = np.random.default_rng(1)
+    ch = rng.standard_normal((1, 400, 8, 2))
+    rhat, bulk, _ = _arviz_stats(ch)
+    assert np.all(np.isnan(rhat)) and np.all(bulk > 2000)
+    d = diagnose(ch, np.full((1, 8), 100), SamplerSettings(ensembles=1))
+    assert not d.converged and "one ensemble" in d.reason
+    assert "Shape validation" not in capsys.readouterr().out

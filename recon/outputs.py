@@ -1,0 +1,178 @@
+"""Where commands write: output locations checked before the work, and result directories
+replaced whole.
+
+The contract (README, "Outputs"):
+
+* **Checked first.** A command's output location is checked for writability before any work
+  is done (:func:`check_writable`): an unwritable ``-o`` fails in a second, naming the
+  user's path, not after an hour of fitting and not with a hidden temporary name.
+* **A file** is only ever replaced by a complete new one (:func:`recon.io.atomic_path`).
+* **A result directory** (``reconstruct -o DIR``, ``identify rig -o DIR``) is built in a
+  staging directory beside it, ``.DIR.partial`` (:func:`staging`), and swapped in whole at the
+  end (:func:`commit`): on Linux one ``renameat2(RENAME_EXCHANGE)``, atomic; elsewhere two
+  renames, with :func:`recover` finishing a swap that was interrupted between them. So a run
+  killed at any moment leaves ``DIR`` holding the complete earlier result (or nothing, if there
+  was none) and the staging directory holding the run so far: ``--resume`` continues its
+  chains from there. A report is part of the directory and is built before the swap, so an old
+  report never sits beside a new result or the reverse.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from models.errors import InputError
+
+__all__ = ["check_writable", "staging", "commit", "recover", "replaced_whole", "resumable",
+           "STAGING_SUFFIX"]
+
+log = logging.getLogger(__name__)
+
+STAGING_SUFFIX = ".partial"
+#: files of a staging directory that a later ``--resume`` continues from
+RESUMABLE = ("chains.h5",)
+_OLD_SUFFIX = ".replaced"
+
+
+def _staging_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}{STAGING_SUFFIX}")
+
+
+def _old_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}{_OLD_SUFFIX}")
+
+
+def check_writable(path: str | os.PathLike, *, directory: bool = False,
+                   option: str = "--output") -> Path:
+    """Check, before any work, that ``path`` can be written: a file (``directory`` False)
+    or a directory of files (True). The nearest existing ancestor must be a writable
+    directory, and ``path`` itself, if it exists, of the right kind. Raises
+    :class:`InputError` naming ``option`` and the path; returns the path."""
+    p = Path(path)
+    if directory and p.exists() and not p.is_dir():
+        raise InputError("exists and is not a directory", key=option, source=str(p))
+    if not directory and p.is_dir():
+        raise InputError("is a directory; give a file name", key=option, source=str(p))
+    anc = p if directory and p.is_dir() else p.parent
+    while not anc.exists():
+        if anc.parent == anc:
+            break
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"{anc} is not a directory", key=option, source=str(p))
+    try:  # os.access is not enough (read-only mounts, ACLs): try it
+        fd, probe = tempfile.mkstemp(prefix=".dockrecon-write-test-", dir=anc)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"cannot write in {anc} ({exc.strerror or exc})", key=option,
+                         source=str(p)) from None
+    if p.exists() and not directory and not os.access(p, os.W_OK):
+        # replaced by rename, which needs the directory only; still, a read-only file is
+        # the user saying "do not overwrite"
+        raise InputError("exists and is read-only", key=option, source=str(p))
+    return p
+
+
+def recover(path: str | os.PathLike) -> None:
+    """Finish a directory swap interrupted between its two renames (not on Linux, where the
+    swap is one call): ``DIR`` missing with its complete staging beside it -> moved in; the
+    replaced earlier result, if left, removed."""
+    path = Path(path)
+    old, stage = _old_path(path), _staging_path(path)
+    if not path.exists() and (stage / ".complete").exists():
+        os.rename(stage, path)
+        log.warning("%s: finished replacing the directory (an earlier run was interrupted "
+                    "while swapping it in)", path)
+    if old.exists() and path.exists():
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def resumable(path: str | os.PathLike) -> bool:
+    """Whether ``--resume`` has something to continue for result directory ``path``: the
+    chains of its interrupted run (staging) or of the finished one."""
+    path = Path(path)
+    return any((d / n).exists() for d in (_staging_path(path), path) for n in RESUMABLE)
+
+
+def staging(path: str | os.PathLike, *, resume: bool = False,
+            keep: tuple[str, ...] = RESUMABLE) -> Path:
+    """The staging directory of result directory ``path``, ready for a run: emptied unless
+    ``resume`` (then kept as the interrupted run left it; a ``keep`` file that only the
+    finished ``path`` holds is copied in, so ``--resume`` also extends a finished run's
+    chains)."""
+    path = Path(path)
+    recover(path)
+    stage = _staging_path(path)
+    if stage.exists() and not resume:
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True, exist_ok=True)
+    (stage / ".complete").unlink(missing_ok=True)
+    if resume:
+        for name in keep:
+            if not (stage / name).exists() and (path / name).exists():
+                shutil.copy2(path / name, stage / name)
+    return stage
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False
+    where the call is not available."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError, TypeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(a))
+
+
+def commit(stage: str | os.PathLike, path: str | os.PathLike) -> Path:
+    """Swap the finished staging directory ``stage`` in as ``path`` (module docstring); the
+    earlier ``path``, if any, is removed. Returns ``path``."""
+    stage, path = Path(stage), Path(path)
+    (stage / ".complete").touch()
+    if not path.exists():
+        os.rename(stage, path)
+    elif _exchange(stage, path):
+        shutil.rmtree(stage, ignore_errors=True)         # now the earlier result
+    else:
+        old = _old_path(path)
+        if old.exists():
+            shutil.rmtree(old)
+        os.rename(path, old)
+        os.rename(stage, path)                           # recover() finishes a kill here
+        shutil.rmtree(old, ignore_errors=True)
+    (path / ".complete").unlink(missing_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def replaced_whole(path: str | os.PathLike, *, resume: bool = False):
+    """``with replaced_whole(DIR) as stage:`` write the result into ``stage``; when the block
+    ends without an exception, ``stage`` replaces ``DIR`` whole. On an exception ``DIR`` is
+    untouched and ``stage`` stays for ``--resume``."""
+    stage = staging(path, resume=resume)
+    try:
+        yield stage
+    except BaseException:
+        if any((stage / name).exists() for name in RESUMABLE):
+            log.warning("%s: the run so far is in %s; --resume continues it", path, stage)
+        else:                                    # nothing to resume: leave no trace
+            shutil.rmtree(stage, ignore_errors=True)
+        raise
+    commit(stage, path)
