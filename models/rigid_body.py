@@ -20,6 +20,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from models.errors import InputError
+from models.limits import check_range
 
 __all__ = [
     "RigidBody",
@@ -131,6 +132,7 @@ class RigidBody:
         p = f"{self.name}."
         if not (np.isfinite(self.mass) and self.mass > 0.0):
             raise InputError("mass must be positive [kg]", key=p + "mass")
+        check_range(p + "mass", float(self.mass))
         J = np.asarray(self.inertia, dtype=float)
         if J.shape != (3, 3) or not np.all(np.isfinite(J)):
             raise InputError("inertia must be a 3x3 matrix [kg m^2]", key=p + "inertia")
@@ -138,6 +140,8 @@ class RigidBody:
             raise InputError("inertia must be symmetric", key=p + "inertia")
         if np.linalg.eigvalsh(J).min() <= 0.0:
             raise InputError("inertia must be positive definite", key=p + "inertia")
+        for ev in np.linalg.eigvalsh(J):
+            check_range(p + "inertia", float(ev))
 
     @property
     def unit_dcm(self) -> np.ndarray:

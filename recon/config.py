@@ -182,6 +182,49 @@ def complete_run(run: Mapping[str, Any], unit: DockingUnit, record
     return run, {"defaults": filled, "noise": noise}
 
 
+#: [Hz] largest forward-model output rate a run configuration may ask for
+MAX_RATE = 1e5
+#: [s] longest simulated span or fit margin a run configuration may ask for
+MAX_DURATION = 1e4
+
+#: ``[optimizer]`` keys: (whole number?, lowest, highest) - finite but absurd values (a search
+#: of 1e17 evaluations, a negative draw count) are the user's input, refused with the key
+OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
+    "starts": (True, 0, 10_000),
+    "screen": (True, 0, 1_000_000),
+    "keep": (True, 1, 10_000),
+    "max_nfev": (True, 1, 1_000_000),
+    "pre_nfev": (True, 1, 1_000_000),
+    "pre_keep": (True, 1, 10_000),
+    "jac_step": (False, 1e-8, 1.0),
+    "draws": (True, 1, 100_000),
+    "importance": (True, 0, 10_000_000),
+    "mcmc_below_ess": (False, 1e-9, 1e9),
+    "search_retries": (True, 0, 100),
+}
+
+
+def checked_table(table: Mapping[str, Any], keys: Mapping[str, tuple[bool, float, float]],
+                  name: str) -> dict[str, Any]:
+    """A TOML table of numbers checked against ``keys`` (whole number?, lowest, highest):
+    unknown keys, wrong types and values out of range raise :class:`InputError` naming
+    ``name.key``."""
+    if not isinstance(table, Mapping):
+        raise InputError("must be a table", key=name)
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        if k not in keys:
+            raise InputError(f"unknown key (allowed: {', '.join(keys)})", key=f"{name}.{k}")
+        whole, lo, hi = keys[k]
+        kind = "a whole number" if whole else "a number"
+        if (isinstance(v, bool) or not isinstance(v, (int, float))
+                or (whole and v != int(v)) or not lo <= v <= hi):
+            raise InputError(f"must be {kind} in [{lo:g}, {hi:g}], got {v!r}",
+                             key=f"{name}.{k}")
+        out[k] = int(v) if whole else float(v)
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
     """A parsed run configuration (see the module docstring)."""
@@ -239,48 +282,38 @@ class RunConfig:
         for k in ("fit_after_capture", "fit_before_contact"):
             v = model.get(k)
             if v is not None:
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-                    raise InputError("must be a number of seconds >= 0", key=f"model.{k}")
+                if (isinstance(v, bool) or not isinstance(v, (int, float))
+                        or not 0 <= v <= MAX_DURATION):
+                    raise InputError(f"must be a number of seconds in [0, {MAX_DURATION:g}], "
+                                     f"got {v!r}", key=f"model.{k}")
                 v = float(v)
             seconds[k] = v
         duration = model.get("duration", "record")
         if duration != "record":
             if (isinstance(duration, bool) or not isinstance(duration, (int, float))
-                    or not duration > 0):
-                raise InputError('must be "record" or a number of seconds > 0',
-                                 key="model.duration")
+                    or not 0 < duration <= MAX_DURATION):
+                raise InputError(f'must be "record" or a number of seconds in (0, '
+                                 f'{MAX_DURATION:g}], got {duration!r}', key="model.duration")
             duration = float(duration)
         rate = model.get("rate")
         if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))
-                                 or not rate > 0):
-            raise InputError("must be a number of samples per second > 0", key="model.rate")
-        opt = dict(d.get("optimizer", {}))
-        for k in opt:
-            if k not in ("starts", "max_nfev", "draws", "screen", "keep", "jac_step",
-                         "pre_nfev", "pre_keep", "importance", "mcmc_below_ess",
-                         "search_retries"):
-                raise InputError("unknown key (allowed: starts, max_nfev, draws, screen, keep, "
-                                 "jac_step, pre_nfev, pre_keep, importance, mcmc_below_ess, "
-                                 "search_retries)",
-                                 key=f"optimizer.{k}")
-        if mcmc_below_ess is not None:
-            opt["mcmc_below_ess"] = mcmc_below_ess
-        below = opt.get("mcmc_below_ess")
-        if below is not None:
-            if isinstance(below, bool) or not isinstance(below, (int, float)) or below <= 0:
-                raise InputError("must be an effective sample size > 0",
-                                 key="optimizer.mcmc_below_ess")
-            if int(opt.get("importance", 0)) <= 0:
-                raise InputError("needs importance sampling: set optimizer.importance > 0",
-                                 key="optimizer.mcmc_below_ess")
-            below = float(below)
-        retries = opt.get("search_retries", 2)
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise InputError("must be a whole number >= 0", key="optimizer.search_retries")
+                                 or not 0 < rate <= MAX_RATE):
+            raise InputError(f"must be a number of samples per second in (0, {MAX_RATE:g}], "
+                             f"got {rate!r}", key="model.rate")
         if starts is not None:
-            opt["starts"] = starts
+            opt_in = {**d.get("optimizer", {}), "starts": starts}
+        else:
+            opt_in = dict(d.get("optimizer", {}))
         if max_nfev is not None:
-            opt["max_nfev"] = max_nfev
+            opt_in["max_nfev"] = max_nfev
+        if mcmc_below_ess is not None:
+            opt_in["mcmc_below_ess"] = mcmc_below_ess
+        opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer")
+        below = opt.get("mcmc_below_ess")
+        if below is not None and int(opt.get("importance", 0)) <= 0:
+            raise InputError("needs importance sampling: set optimizer.importance > 0",
+                             key="optimizer.mcmc_below_ess")
+        retries = opt.get("search_retries", 2)
         sampler = dict(d.get("sampler", {}))
         if walkers is not None:
             sampler["walkers"] = walkers

@@ -43,6 +43,8 @@ from recon.io import read_table
 
 __all__ = [
     "known_channels",
+    "physical_ranges",
+    "MIN_ROWS",
     "binary_channels",
     "Finding",
     "ValidationReport",
@@ -52,6 +54,9 @@ __all__ = [
     "load_telemetry",
 ]
 
+#: fewest rows of a usable record (a channel's noise, a gap, an edge need more than one)
+MIN_ROWS = 10
+
 
 def known_channels() -> dict[str, str]:
     """Every channel a registered docking unit produces and its SI unit (``""`` = a 0/1 flag
@@ -59,6 +64,14 @@ def known_channels() -> dict[str, str]:
     from models.unit import all_channels
 
     return {n: c.unit for n, c in all_channels().items()}
+
+
+def physical_ranges() -> dict[str, tuple[float, float]]:
+    """Every channel's physical range [SI] as its docking unit states it
+    (:attr:`models.unit.Channel.range`): a reading outside it is not a measurement."""
+    from models.unit import all_channels
+
+    return {n: tuple(c.range) for n, c in all_channels().items() if c.range is not None}
 
 
 def binary_channels() -> frozenset[str]:
@@ -354,6 +367,7 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
     findings: list[Finding] = []
     known = known_channels()
     binary = binary_channels()
+    ranges = physical_ranges()
     known.update(extra_channels or {})
     limits = dict(limits or {})
     t = np.asarray(tel.t, dtype=float)
@@ -364,6 +378,8 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
 
     if n == 0:
         add("error", "empty", "table has no rows")
+    elif n < MIN_ROWS:
+        add("error", "too_short", f"{n} row(s): a record needs at least {MIN_ROWS}")
     if _has_t and n:
         bad = ~np.isfinite(t)
         if bad.any():
@@ -406,6 +422,15 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
             add("error", "all_nan", "channel has no samples (all NaN)", name)
             continue
         idx = np.flatnonzero(fin)
+        if name in ranges and name not in binary:
+            lo, hi = ranges[name]
+            out = fin & ((y < lo) | (y > hi))
+            if out.any():
+                i = np.flatnonzero(out)[0]
+                u = known.get(name) or "(dimensionless)"
+                add("error", "out_of_range",
+                    f"{y[i]:.6g} {u} is outside the channel's physical range [{lo:g}, {hi:g}] "
+                    f"{u} ({out.sum()} rows; a unit in the header missing or wrong?)", name, i)
         if name in binary:
             notbin = fin & (y != 0.0) & (y != 1.0)
             if notbin.any():

@@ -21,6 +21,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from models.errors import InputError
+from models.limits import check_range
 from models.rigid_body import RigidBody
 
 __all__ = [
@@ -74,7 +75,7 @@ def _num(d: Mapping[str, Any], key: str, prefix: str, default: float | None = No
         raise InputError("must be positive", key=prefix + key)
     if nonneg and v < 0.0:
         raise InputError("must not be negative", key=prefix + key)
-    return v
+    return check_range(prefix + key, v)
 
 
 def _arr(d: Mapping[str, Any], key: str, prefix: str, shape: tuple, default=None) -> np.ndarray:

@@ -36,8 +36,8 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
         click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
     else:
         for path, report in zip(telemetry, reports):
-            for line in report.lines():
-                click.echo(line)
+            for line in report.lines():          # findings on stderr, the verdict on stdout
+                click.echo(line, err=True)
             verdict = "usable" if report.usable else "NOT usable"
             click.echo(f"{path}: {report.n_rows} rows, {len(report.channels)} channels, "
                        f"{len(report.errors)} errors, {len(report.warnings)} warnings: "

@@ -15,7 +15,7 @@ import click
 
 from models.errors import InputError
 
-__all__ = ["EXIT_STATUS", "Group", "common_options", "output_option", "input_path", "seed_option",
+__all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path", "seed_option",
            "config_option", "configure_logging", "version", "Progress", "say", "quiet",
            "end_with_report"]
 
@@ -186,6 +186,22 @@ def output_option(what: str, *, required: bool = True, file_okay: bool = True,
                         callback=_writable(directory=dir_okay and not file_okay),
                         type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=str),
                         help=f"Output: {what}.")
+
+
+class Finite(click.FloatRange):
+    """A float option within ``[min, max]`` (``min_open``: above ``min``), never NaN or
+    infinite: ``--rate inf`` or ``--rtol nan`` are the user's input, refused with the option's
+    name (exit 2), not an overflow deep in a kernel."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        import math
+
+        rv = click.FloatRange.convert(self, value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return rv
 
 
 def seed_option(default: int = 0):

@@ -6,7 +6,7 @@ import logging
 import click
 
 from models.errors import InputError
-from recon.cli.options import Group, common_options, input_path, output_option, say
+from recon.cli.options import Finite, Group, common_options, input_path, output_option, say
 
 __all__ = ["COMMANDS", "simulate", "rig_config"]
 
@@ -30,10 +30,12 @@ def simulate() -> None:
 @output_option("the trajectory file (.parquet or .csv)", metavar="TRAJ.parquet")
 @output_option("also the event times, to this JSON file", required=False,
                metavar="EVENTS.json", flag="--events", short=None, dest="events_path")
-@click.option("--rate", type=float, default=None, metavar="HZ",
-              help="Output rate [Hz]; default: the scenario's integration.output_rate.")
-@click.option("--duration", type=float, default=None, metavar="S",
-              help="Simulated time [s]; default: the scenario's integration.duration.")
+@click.option("--rate", type=Finite(0.01, 1e5, min_open=False), default=None, metavar="HZ",
+              help="Output rate [Hz], 0.01 ... 1e5; default: the scenario's "
+                   "integration.output_rate.")
+@click.option("--duration", type=Finite(0.0, 1e4, min_open=True), default=None, metavar="S",
+              help="Simulated time [s], up to 1e4; default: the scenario's "
+                   "integration.duration.")
 def simulate_docking(scenario_path, initial_path, output, events_path, rate, duration):
     """Simulate a docking (the unit the scenario names) and write its telemetry, loads and
     energy ledger."""
@@ -49,10 +51,6 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
             initial = unit.initial(d["initial"] if set(d) == {"initial"} else d)
         except InputError as exc:
             raise exc.with_source(initial_path)
-    if rate is not None and not rate > 0.0:
-        raise InputError("must be positive", key="--rate")
-    if duration is not None and not duration > 0.0:
-        raise InputError("must be positive", key="--duration")
     try:
         traj = unit.simulate(scn, initial, rate=rate, duration=duration)
     except SimulationError as exc:
@@ -81,10 +79,11 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
                short=None, dest="events")
 @click.option("--formulation", type=click.Choice(["full", "reduced"]),
               help="Override the configuration's formulation.")
-@click.option("--rtol", type=float, default=1e-8, show_default=True,
-              help="Relative tolerance of the integrator.")
-@click.option("--atol", type=float, default=1e-10, show_default=True,
-              help="Absolute tolerance of the integrator (rad, m, rad/s, m/s).")
+@click.option("--rtol", type=Finite(1e-14, 0.1, min_open=False), default=1e-8,
+              show_default=True, help="Relative tolerance of the integrator, 1e-14 ... 0.1.")
+@click.option("--atol", type=Finite(0.0, 1.0, min_open=True), default=1e-10,
+              show_default=True,
+              help="Absolute tolerance of the integrator (rad, m, rad/s, m/s), up to 1.")
 @click.option("--second-order-bending/--no-second-order-bending", default=True,
               show_default=True,
               help="Full formulation: keep the O(bending^2) inertia terms the paper's N z form "
@@ -141,7 +140,8 @@ def rig_config(path: str):
 @click.option("--model", type=click.Choice(["coupled", "reference"]), default="coupled",
               show_default=True, help="One actuator: sequential-impulse co-simulation or the "
                                       "single-rate stand-alone reference.")
-@click.option("--t-end", type=float, default=None, help="Duration [s] (default: the command's).")
+@click.option("--t-end", type=Finite(0.0, 1e4, min_open=True), default=None,
+              help="Duration [s], up to 1e4 (default: the command's).")
 def simulate_rig_cmd(config_path, command_path, output, model, t_end):
     """Simulate the hydraulic rig (one actuator or the 6-DOF hexapod) on a command."""
     import numpy as np

@@ -55,6 +55,12 @@ log = logging.getLogger("dockrecon.engines")
 MIN_START_ESS = 100
 
 
+#: accepted range of each ``[sampler]`` key (finite but absurd values are refused)
+_SAMPLER_RANGE = {"walkers": (2, 100_000), "ensembles": (1, 64), "max_steps": (1, 10_000_000),
+                  "check_every": (1, 10_000_000), "tau_factor": (1.0, 1e4),
+                  "tau_rtol": (1e-6, 1.0), "rhat_max": (1.0, 10.0), "min_ess": (1.0, 1e9)}
+
+
 @dataclasses.dataclass(frozen=True)
 class SamplerSettings:
     """Settings of :func:`run_ensembles` (all counts per ensemble)."""
@@ -81,10 +87,14 @@ class SamplerSettings:
                 raise InputError(f"unknown key (allowed: {', '.join(fields)})", key=f"{key}.{k}")
         kw = {}
         for k, v in d.items():
-            want = int if k in ("walkers", "ensembles", "max_steps", "check_every") else float
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or (want is int and v != int(v)):
-                raise InputError(f"expected {want.__name__}, got {v!r}", key=f"{key}.{k}")
-            kw[k] = want(v)
+            whole = k in ("walkers", "ensembles", "max_steps", "check_every")
+            lo, hi = _SAMPLER_RANGE[k]
+            if (isinstance(v, bool) or not isinstance(v, (int, float))
+                    or (whole and v != int(v)) or not lo <= v <= hi):
+                kind = "a whole number" if whole else "a number"
+                raise InputError(f"must be {kind} in [{lo:g}, {hi:g}], got {v!r}",
+                                 key=f"{key}.{k}")
+            kw[k] = int(v) if whole else float(v)
         return cls(**kw)
 
 

@@ -1,0 +1,59 @@
+"""Physical ranges of the numbers a scenario may hold: one table, used by every reader.
+
+A finite but absurd value (a vehicle of 1e308 kg, a stroke sensor reading 100 m after a legal
+unit conversion, a time step of 1e-300 s) is not a different docking: it is a typo or a unit
+slip, and it ends in an overflow or a step-size underflow deep in a kernel, reported as the
+wrong thing. Every scenario number whose key matches a row of :data:`RANGES` must lie in that
+row's range (by magnitude where the quantity has a sign); the error names the key and the
+range. The bounds are deliberately wide: an order of magnitude or more beyond any docking
+mechanism or vehicle flown or planned (a 420-t station, a 20-t ring mechanism's 1e5 N loads),
+so that they catch slips, never designs; masses and inertias go up to 1e12 kg and 1e18 kg m^2,
+the "immovable base" that tests and rig studies give a vehicle.
+
+Telemetry channels carry their own physical range with the docking unit
+(:attr:`models.unit.Channel.range`), checked by :func:`recon.telemetry.validate`.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from models.errors import InputError
+
+__all__ = ["RANGES", "check_range"]
+
+#: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
+#: the magnitude; the first matching row applies
+RANGES: tuple[tuple[str, float, float, str, bool], ...] = (
+    (r"^mass$|_mass$", 1e-3, 1e12, "kg", False),
+    (r"inertia$", 1e-6, 1e18, "kg m^2", False),
+    (r"(^|_)force$", 0.0, 1e7, "N", False),
+    (r"stiffness$", 0.0, 1e13, "N/m (N m/rad)", False),
+    (r"damping$", 0.0, 1e10, "N s/m (N m s/rad)", False),
+    (r"^dt(_|$)", 1e-9, 1.0, "s", False),
+    (r"duration$", 0.0, 1e4, "s", False),
+    (r"output_rate$", 1e-2, 1e5, "Hz", False),
+    (r"friction$", 0.0, 10.0, "(coefficient)", False),
+    (r"^rel_pos_", 0.0, 100.0, "m", True),
+    (r"^rel_vel_", 0.0, 100.0, "m/s", True),
+    (r"^rel_rate_", 0.0, 10.0, "rad/s", True),
+    (r"^rel_(roll|pitch|yaw)$", 0.0, 2.0 * math.pi, "rad", True),
+    (r"(length|radius|offset|travel|stroke|half_width|margin|penetration|stop_x)$", 0.0, 100.0,
+     "m", True),
+)
+_COMPILED = tuple((re.compile(p), lo, hi, u, s) for p, lo, hi, u, s in RANGES)
+
+
+def check_range(key: str, value: float) -> float:
+    """``value`` if the row of :data:`RANGES` matching ``key``'s last component holds it
+    (or no row matches); :class:`InputError` naming ``key`` otherwise."""
+    name = key.rsplit(".", 1)[-1]
+    for pat, lo, hi, unit, signed in _COMPILED:
+        if pat.search(name):
+            v = abs(value) if signed else value
+            if not lo <= v <= hi:
+                span = f"|value| <= {hi:g}" if signed else f"{lo:g} ... {hi:g}"
+                raise InputError(f"{value:g} is outside the physical range of this quantity "
+                                 f"({span} {unit}; models.limits)", key=key)
+            return value
+    return value
