@@ -120,7 +120,7 @@ class RigRecord:
                 + tuple(f"len_{k}" for k in range(1, 7)))
         for n in need:
             if n not in frame.columns:
-                raise InputError(f"missing column of a '{kind}' record", source=source, key=n)
+                raise DataError(f"missing column of a '{kind}' record", source=source, key=n)
         cols = {c: np.asarray(frame[c], float) for c in frame.columns}
         t = cols["t"]
         if t.size < 10:

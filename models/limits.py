@@ -20,7 +20,7 @@ import re
 
 from models.errors import InputError
 
-__all__ = ["RANGES", "check_range"]
+__all__ = ["RANGES", "COLUMN_RANGES", "check_range"]
 
 #: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
 #: the magnitude; the first matching row applies
@@ -57,3 +57,19 @@ def check_range(key: str, value: float) -> float:
                                  f"({span} {unit}; models.limits)", key=key)
             return value
     return value
+
+
+#: magnitude limit [SI] of the columns of ground-test records (static load-deflection, resonance,
+#: rig): a reading beyond it is a unit slip or a corrupt file, refused with its row and column
+#: by :func:`recon.io.read_table`. Flight channels carry theirs with the docking unit.
+COLUMN_RANGES: dict[str, tuple[float, str]] = {
+    "q": (100.0, "m or rad"),          # a deflection (static record)
+    "x": (100.0, "m"),                 # a displacement (resonance record, hexapod pose)
+    "y": (100.0, "m"), "z": (100.0, "m"),
+    "roll": (2.0 * math.pi, "rad"), "pitch": (2.0 * math.pi, "rad"), "yaw": (2.0 * math.pi, "rad"),
+    "force": (1e8, "N"), "F_load": (1e8, "N"),
+    "u": (1e4, "V"),                   # a servo-valve command
+    "x_v": (1.0, "m"), "x_p": (100.0, "m"),
+    "p_A": (1e10, "Pa"), "p_B": (1e10, "Pa"),
+    "brake": (1.0, ""),
+}

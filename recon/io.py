@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import InputError
+from models.errors import DataError, InputError
 
 __all__ = [
     "atomic_path",
@@ -155,7 +155,8 @@ def load_toml(path: str | os.PathLike) -> dict[str, Any]:
 # tables
 # --------------------------------------------------------------------------------------------
 def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None = None, *,
-               required: tuple[str, ...] = (), allow_nan: bool = True) -> tuple[Any, dict[str, str | None]]:
+               required: tuple[str, ...] = (), allow_nan: bool = True, min_rows: int = 1,
+               increasing: str | None = None) -> tuple[Any, dict[str, str | None]]:
     """Read a CSV or Parquet table and convert known columns to SI.
 
     Units come from CSV headers ``name[unit]`` or from the Parquet field metadata key ``unit``.
@@ -172,6 +173,22 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         Columns that must be present.
     allow_nan
         When False, a NaN or infinite value is an error naming its row and column.
+    min_rows
+        Fewest rows of a usable table.
+    increasing
+        A column (time) that must increase strictly from row to row.
+
+    Every column named in :data:`models.limits.COLUMN_RANGES` must lie within its physical
+    magnitude (in SI, after the unit conversion).
+
+    Raises
+    ------
+    InputError
+        The path is wrong: no such file, a directory, an unknown suffix (exit 2).
+    DataError
+        The file is there but its content cannot be read or trusted: empty, not the format
+        its suffix says, a column missing, a value not a number, an unknown or wrong unit
+        (exit 65, as :func:`recon.telemetry.validate` reports the same file).
 
     Returns
     -------
@@ -189,7 +206,7 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
     if path.is_dir():
         raise InputError("is a directory, expected a CSV or Parquet file", source=src)
     if path.stat().st_size == 0:
-        raise InputError("file is empty", source=src)
+        raise DataError("file is empty", source=src)
     suffix = path.suffix.lower()
     file_units: dict[str, str | None] = {}
     if suffix in (".parquet", ".pq"):
@@ -198,7 +215,7 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         try:
             table = pq.read_table(path)
         except Exception as exc:
-            raise InputError(f"not a readable Parquet file ({exc.__class__.__name__})",
+            raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
                              source=src) from None
         for field in table.schema:
             meta = field.metadata or {}
@@ -209,14 +226,14 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         try:
             frame = pd.read_csv(path, comment="#", skipinitialspace=True)
         except pd.errors.EmptyDataError:
-            raise InputError("file is empty", source=src) from None
+            raise DataError("file is empty", source=src) from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise InputError(f"not a readable CSV file: {exc}", source=src) from None
+            raise DataError(f"not a readable CSV file: {exc}", source=src) from None
         renamed = {}
         for col in frame.columns:
             name, unit = parse_header(col)
             if name in file_units:
-                raise InputError("column appears twice", source=src, key=name)
+                raise DataError("column appears twice", source=src, key=name)
             file_units[name] = unit
             renamed[col] = name
         frame = frame.rename(columns=renamed)
@@ -224,11 +241,11 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         raise InputError(f"unknown table format '{suffix}' (expected .csv or .parquet)", source=src)
 
     if len(frame) == 0:
-        raise InputError("table has no rows", source=src)
+        raise DataError("table has no rows", source=src)
     for name in required:
         if name not in frame.columns:
             have = ", ".join(map(str, frame.columns))
-            raise InputError(f"missing column (have: {have})", source=src, key=name)
+            raise DataError(f"missing column (have: {have})", source=src, key=name)
 
     expected = dict(units or {})
     out = {}
@@ -238,20 +255,43 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         bad = np.isnan(values) & col.notna().to_numpy()
         if bad.any():
             row = int(np.flatnonzero(bad)[0]) + 1
-            raise InputError(f"not a number: {col.iloc[row - 1]!r}", source=src, key=name, row=row)
+            raise DataError(f"not a number: {col.iloc[row - 1]!r}", source=src, key=name, row=row)
         if not allow_nan:
             nonfinite = ~np.isfinite(values)
             if nonfinite.any():
                 row = int(np.flatnonzero(nonfinite)[0]) + 1
-                raise InputError("missing or non-finite value", source=src, key=name, row=row)
+                raise DataError("missing or non-finite value", source=src, key=name, row=row)
         unit = file_units.get(name)
         if unit is None:
             pass  # no unit in the file: the column is taken to be in SI already
-        elif name in expected:
-            values = to_si(values, unit, expected[name], source=src, key=name)
-        elif not _dimensionless(unit):
-            values = to_si(values, unit, None, source=src, key=name)
+        else:
+            try:
+                if name in expected:
+                    values = to_si(values, unit, expected[name], source=src, key=name)
+                elif not _dimensionless(unit):
+                    values = to_si(values, unit, None, source=src, key=name)
+            except InputError as exc:     # the file's unit: its content, as the rest
+                raise DataError(exc.what, source=src, key=name) from None
         out[name] = values
+    from models.limits import COLUMN_RANGES
+
+    if len(frame) < min_rows:
+        raise DataError(f"{len(frame)} row(s): at least {min_rows} needed", source=src)
+    for name, values in out.items():
+        if name in COLUMN_RANGES:
+            top, unit = COLUMN_RANGES[name]
+            big = np.abs(values) > top
+            if big.any():
+                row = int(np.flatnonzero(big)[0]) + 1
+                raise DataError(f"{values[row - 1]:g} {unit} is beyond the physical range of "
+                                f"this column (|value| <= {top:g} {unit}; a unit in the header "
+                                "missing or wrong?)", source=src, key=name, row=row)
+    if increasing is not None and increasing in out:
+        v = out[increasing]
+        bad = np.flatnonzero(~(np.diff(v) > 0))
+        if bad.size:
+            raise DataError(f"must increase strictly ({v[bad[0] + 1]:g} after {v[bad[0]]:g})",
+                            source=src, key=increasing, row=int(bad[0]) + 2)
     return pd.DataFrame(out), file_units
 
 

@@ -12,7 +12,8 @@ Exit codes
 1
     internal failure (a bug or an environment problem); the traceback is shown with ``-v``.
 2
-    bad user input (a file, a key, a column, an option): one line ``error: <file>: <what>``.
+    the user's input is wrong (a path, an option, a configuration or scenario key): one line
+    ``error: <file or option>: [row R, ]['key': ]<what>``.
 3
     ``reconstruct``: the fit is implausible (``result.json`` ``"status": "implausible"``: the
     best fit's cost exceeds what a correct fit plausibly has; the result and its report are
@@ -21,7 +22,9 @@ Exit codes
     ``reconstruct``: the reconstruction failed (``"status": "failed"``: no finite likelihood
     anywhere the search went; ``result.json`` and the report say why).
 65
-    the input reads but cannot be trusted (unusable telemetry), as ``sysexits`` EX_DATAERR.
+    a data file is there but cannot be read or trusted (empty, corrupt, time backwards, values
+    non-finite or beyond their physical range, a wrong unit), as ``sysexits`` EX_DATAERR; the
+    same file gets the same code from every command (README, "Exit codes and errors").
 130
     interrupted (Ctrl-C).
 

@@ -53,7 +53,7 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
         raise exc.with_source(str(element_path)) from None
     q_unit, f_unit, _ = start.units
     frame, file_units = read_table(record, {"q": q_unit, "force": f_unit},
-                                   required=("q", "force"), allow_nan=False)
+                                   required=("q", "force"), allow_nan=False, min_rows=10)
     log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
     try:
         result = identify_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
@@ -105,7 +105,8 @@ def identify_rig_cmd(record_path, config, output):
         kind = IdentifySettings.from_dict(config.identify).kind
     except InputError as exc:
         raise exc.with_source(config_path)
-    frame, _ = read_table(record_path, RECORD_UNITS)
+    frame, _ = read_table(record_path, RECORD_UNITS, required=("t",), min_rows=10,
+                          increasing="t")
     try:
         record = RigRecord.from_frame(frame, kind, source=record_path)
         result = identify_rig(config, record)
@@ -160,12 +161,9 @@ def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip
     from recon.io import read_table, versions, write_json
 
     frame, _ = read_table(record, {"t": "s", "x": "m", "force": "N"},
-                          required=("t", "x", "force"), allow_nan=False)
+                          required=("t", "x", "force"), allow_nan=False, min_rows=10,
+                          increasing="t")
     t, x, f = (frame[c].to_numpy() for c in ("t", "x", "force"))
-    bad = np.flatnonzero(np.diff(t) <= 0)
-    if len(bad):
-        raise InputError("time is not strictly increasing", source=str(record), key="t",
-                         row=int(bad[0]) + 2)
     nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
     if not nu > 0:
         raise InputError("must be positive", source="--frequency")

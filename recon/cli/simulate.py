@@ -144,7 +144,6 @@ def rig_config(path: str):
               help="Duration [s], up to 1e4 (default: the command's).")
 def simulate_rig_cmd(config_path, command_path, output, model, t_end):
     """Simulate the hydraulic rig (one actuator or the 6-DOF hexapod) on a command."""
-    import numpy as np
 
     from models.hydraulic import POSE_COLUMNS, Command, simulate_rig
     from recon.io import read_table, write_table
@@ -154,12 +153,9 @@ def simulate_rig_cmd(config_path, command_path, output, model, t_end):
     units = ({"t": "s", "x": "m", "y": "m", "z": "m", "roll": "rad", "pitch": "rad",
               "yaw": "rad"} if hexapod else {"t": "s", "u": "V", "F_load": "N", "brake": ""})
     required = ("t",) + (POSE_COLUMNS if hexapod else ("u",))
-    frame, _ = read_table(command_path, units, required=required, allow_nan=False)
+    frame, _ = read_table(command_path, units, required=required, allow_nan=False,
+                          min_rows=2, increasing="t")
     t = frame["t"].to_numpy()
-    back = np.flatnonzero(np.diff(t) <= 0)
-    if back.size:
-        raise InputError("time must increase", source=command_path, key="t",
-                         row=int(back[0]) + 2)
     try:
         if hexapod:
             cmd = Command(t=t, pose=frame[list(POSE_COLUMNS)].to_numpy())

@@ -147,6 +147,8 @@ def _bad_cases(tmp_path):
     bad_row.write_text("t[s],u[V]\n0,0\n1,x\n")
     backwards = tmp_path / "back.csv"
     backwards.write_text("t[s],u[V]\n0,0\n1,0\n0.5,1\n")
+    commands = tmp_path / "commands.csv"        # a command file, not a record: no p_A
+    commands.write_text("t[s],u[V]\n" + "".join(f"{k},0\n" for k in range(12)))
     bad_key = tmp_path / "bad_key.toml"
     bad_key.write_text((SAMPLES / "actuator.toml").read_text().replace("[load]",
                                                                         "[load]\nbogus = 1"))
@@ -159,7 +161,7 @@ def _bad_cases(tmp_path):
          "'load.bogus'"),
         (["simulate", "rig", str(tmp_path / "missing.toml"), "--command", str(bad_row)],
          "no such file"),
-        (["identify", "rig", str(SAMPLES / "command_lift.csv"), "--config",
+        (["identify", "rig", str(commands), "--config",
           str(SAMPLES / "actuator.toml")], "'p_A'"),
         (["identify", "rig", str(SAMPLES / "step.parquet"), "--config",
           str(SAMPLES / "platform.toml")], "'cmd_x'"),
@@ -172,7 +174,9 @@ def test_cli_bad_inputs_one_line_exit_2_nothing_written(tmp_path):
         flag = ["--output", str(out / "o.parquet")] if args[0] == "simulate" else [
             "--output", str(out)]
         r = CliRunner().invoke(cli, args + flag)
-        assert r.exit_code == 2, (args, r.output)
+        # a record's content wrong: 65; a configuration or a path: 2 (README "Exit codes")
+        content = needle in ("row 2, 'u'", "row 3, 't'", "'p_A'", "'cmd_x'")
+        assert r.exit_code == (65 if content else 2), (args, r.output)
         lines = r.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), r.output
         assert needle in lines[0], lines[0]

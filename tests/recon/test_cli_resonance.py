@@ -40,7 +40,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     bad.write_text("t[s],x[mm]\n0,1\n1,2\n")
     res = CliRunner().invoke(cli, ["identify", "resonance", str(bad), "--output",
                                    str(tmp_path / "o.json")])
-    assert res.exit_code == 2
+    assert res.exit_code == 65          # the file's content: data error (README "Exit codes")
     assert "'force': missing column" in res.stderr
     assert not (tmp_path / "o.json").exists()
 

@@ -1,0 +1,290 @@
+"""Every command, fed bad input through the command line (issue 17).
+
+For each case: the exit code (2 for the user's input, 65 for data that read but cannot be
+trusted: README "Exit codes"), exactly one ``error:`` line on stderr naming the file or option
+and, where the fault sits in one place, its row, column or key; no traceback, no
+RuntimeWarning; and the output location unchanged (nothing written, no staging left).
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "telemetry_samples"
+FLIGHT = SAMPLES / "flights" / "nominal.parquet"
+SCENARIO = ROOT / "models" / "probe_cone" / "presets" / "reference.toml"
+RUN = SAMPLES / "flights" / "run.toml"
+STATIC = SAMPLES / "static" / "lateral_double_loop.csv"
+ELEMENT = SAMPLES / "static" / "lateral_double_loop.start.toml"
+RESONANCE = SAMPLES / "resonance" / "dead_zone.csv"
+RIG = SAMPLES / "rig" / "actuator.toml"
+RIG_RECORD = SAMPLES / "rig" / "step.parquet"
+RIG_COMMAND = SAMPLES / "rig" / "command_lift.csv"
+APPENDAGE = ROOT / "models" / "presets" / "appendage_pulse.toml"
+
+
+# ---------------------------------------------------------------------------------------------
+# bad files, made from a good one of the command's own kind
+def _frame(good: Path) -> pd.DataFrame:
+    """The good file's table in SI with plain column names (SI needs no unit in a file: a
+    rewritten Parquet file would otherwise lose its unit metadata)."""
+    from recon.io import read_table
+
+    return read_table(good)[0]
+
+
+def _write(frame: pd.DataFrame, path: Path) -> Path:
+    if path.suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    return path
+
+
+def _first_data_column(frame: pd.DataFrame) -> str:
+    return next(c for c in frame.columns if c != "t")
+
+
+def make_bad(kind: str, good: Path, tmp: Path) -> tuple[Path, str | None]:
+    """A bad file of ``kind`` made from ``good``; returns it and a word its error must name
+    (the column, or None when only the file can be named)."""
+    suffix = good.suffix
+    p = tmp / f"bad_{kind}{suffix}"
+    if kind == "missing":
+        return tmp / f"none{suffix}", None
+    if kind == "empty":
+        p.write_bytes(b"")
+        return p, None
+    if kind == "directory":
+        p.mkdir()
+        return p, None
+    if kind == "truncated":
+        data = good.read_bytes()
+        p.write_bytes(data[: len(data) // 3])
+        return p, None
+    if kind == "text_as_parquet":
+        p = tmp / "text.parquet"
+        p.write_text("t,stroke\n0,1\n")
+        return p, None
+    if kind == "binary_as_csv":
+        p = tmp / "binary.csv"
+        p.write_bytes(bytes(range(256)) * 4)
+        return p, None
+    frame = _frame(good)
+    col = _first_data_column(frame)
+    if kind == "non_utf8_header":
+        p = tmp / "latin.csv"
+        text = frame.head(20).to_csv(index=False)
+        p.write_bytes(text.replace(col, col + "\xe9", 1).encode("latin-1"))
+        return p, None
+    if kind == "no_t":
+        return _write(frame.rename(columns={"t": "time_x"}), p), "'t'"
+    tcol = "t"
+    k = min(5, len(frame) - 1)
+    if kind == "backwards_time":
+        frame.loc[k, tcol] = frame.loc[k - 2, tcol]
+        return _write(frame, p), "'t'"
+    if kind == "duplicate_time":
+        frame.loc[k, tcol] = frame.loc[k - 1, tcol]
+        return _write(frame, p), "'t'"
+    if kind == "all_nan":
+        frame[col] = np.nan
+        return _write(frame, p), col
+    if kind == "inf":
+        frame[col] = frame[col].astype(float)
+        frame.loc[min(3, len(frame) - 1), col] = np.inf
+        return _write(frame, p), col
+    if kind == "huge":
+        frame[col] = frame[col].astype(float)
+        frame.loc[min(3, len(frame) - 1), col] = 1e308
+        return _write(frame, p), col
+    if kind == "one_row":
+        return _write(frame.head(1), p), None
+    if kind == "unknown_unit":
+        p = tmp / "unit.csv"
+        _write(frame.rename(columns={col: f"{col} [blorp]"}), p)
+        return p, col
+    if kind == "wrong_unit":
+        p = tmp / "unit.csv"
+        _write(frame.rename(columns={col: f"{col} [kg*s]"}), p)
+        return p, col
+    raise ValueError(kind)
+
+
+FILE_KINDS = ("missing", "empty", "directory", "truncated", "text_as_parquet", "binary_as_csv",
+              "non_utf8_header", "no_t", "backwards_time", "duplicate_time", "all_nan", "inf",
+              "huge", "one_row", "unknown_unit", "wrong_unit")
+#: a static load-deflection record has no time column
+TIMELESS = {"identify hysteresis"}
+
+#: command -> (good data file, arguments around it: DATA and OUT placeholders)
+DATA_COMMANDS = {
+    "validate": (FLIGHT, ["validate", "DATA"]),
+    "reconstruct": (FLIGHT, ["reconstruct", "DATA", "--scenario", SCENARIO, "--config", RUN,
+                             "-o", "OUT", "--no-mcmc"]),
+    "identify hysteresis": (STATIC, ["identify", "hysteresis", "DATA", "--element", ELEMENT,
+                                     "-o", "OUT.json"]),
+    "identify resonance": (RESONANCE, ["identify", "resonance", "DATA", "-o", "OUT.json"]),
+    "identify rig": (RIG_RECORD, ["identify", "rig", "DATA", "--config", RIG, "-o", "OUT"]),
+    "simulate rig": (RIG_COMMAND, ["simulate", "rig", RIG, "--command", "DATA",
+                                   "-o", "OUT.csv"]),
+}
+
+
+def _args(template, data, out):
+    return [str(data) if a == "DATA" else str(out) + a[3:] if isinstance(a, str)
+            and a.startswith("OUT") else str(a) for a in template]
+
+
+def check_one_error(r, *, code, names: list[str], tmp_path: Path, before: set[str]):
+    err = r.stderr
+    assert r.exit_code == code, (r.exit_code, err, r.stdout)
+    assert "Traceback" not in err and "Traceback" not in r.stdout
+    assert "RuntimeWarning" not in err and "Warning:" not in err
+    errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1, err
+    for word in names:
+        assert word in errors[0], (word, errors[0])
+    assert "internal failure" not in errors[0]
+    now = {p.name for p in tmp_path.iterdir()}
+    assert now == before, f"output location changed: {sorted(now - before)}"
+
+
+@pytest.mark.parametrize("kind", FILE_KINDS)
+@pytest.mark.parametrize("command", sorted(DATA_COMMANDS))
+def test_bad_data_file(cli_run, tmp_path, command, kind):
+    good, template = DATA_COMMANDS[command]
+    if command in TIMELESS and kind in ("no_t", "backwards_time", "duplicate_time"):
+        pytest.skip("a static record has no time column")
+    work = tmp_path / "in"
+    work.mkdir()
+    bad, column = make_bad(kind, good, work)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    before = {p.name for p in out_dir.iterdir()}
+    r = cli_run(*_args(template, bad, out_dir / "result"))
+    # the path is wrong: 2; the file is there but cannot be read or trusted: 65, in every
+    # command alike (README, "Exit codes")
+    code = 2 if kind in ("missing", "directory") else 65
+    names = [bad.name] + ([column] if column else [])
+    if command == "validate":     # findings: one error line (warnings may precede)
+        names = [bad.name]
+    check_one_error(r, code=code, names=names, tmp_path=out_dir, before=before)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad TOML files
+def _edit(src: Path, dst: Path, old: str, new: str) -> Path:
+    text = src.read_text()
+    assert old in text, (src, old)
+    dst.write_text(text.replace(old, new, 1))
+    return dst
+
+
+TOML_CASES = {
+    # name: (file to corrupt, replacement, the key the error must name)
+    "syntax": ("[optimizer]", "[optimizer", "line"),
+    "unknown_key": ("[optimizer]", "[optimizer]\nbogus = 1", "optimizer.bogus"),
+    "wrong_type": ("max_nfev = 100", 'max_nfev = "lots"', "optimizer.max_nfev"),
+    "absurd": ("max_nfev = 100", "max_nfev = 100000000000000000", "optimizer.max_nfev"),
+}
+SCENARIO_CASES = {
+    "negative_mass": ("mass = 7200.0", "mass = -7200.0", "active.mass"),
+    "huge_mass": ("mass = 7200.0", "mass = 1e308", "active.mass"),
+    "wrong_type": ("spring_force = 800.0", 'spring_force = "x"', "spring_force"),
+    "syntax": ("[probe]", "[probe", "line"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TOML_CASES))
+def test_bad_run_configuration(cli_run, tmp_path, case):
+    old, new, key = TOML_CASES[case]
+    cfg = _edit(RUN, tmp_path / "run.toml", old, new)
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run("reconstruct", FLIGHT, "--scenario", SCENARIO, "--config", cfg,
+                "-o", out / "res", "--no-mcmc")
+    check_one_error(r, code=2, names=["run.toml", key], tmp_path=out, before=set())
+
+
+@pytest.mark.parametrize("command", ["simulate docking", "reconstruct"])
+@pytest.mark.parametrize("case", sorted(SCENARIO_CASES))
+def test_bad_scenario(cli_run, tmp_path, case, command):
+    old, new, key = SCENARIO_CASES[case]
+    scn = _edit(SCENARIO, tmp_path / "scn.toml", old, new)
+    out = tmp_path / "o"
+    out.mkdir()
+    if command == "simulate docking":
+        r = cli_run("simulate", "docking", scn, "-o", out / "x.parquet")
+    else:
+        r = cli_run("reconstruct", FLIGHT, "--scenario", scn, "--config", RUN,
+                    "-o", out / "res", "--no-mcmc")
+    check_one_error(r, code=2, names=["scn.toml", key], tmp_path=out, before=set())
+
+
+OPTION_CASES = [
+    # (arguments, the option the error must name)
+    (["simulate", "docking", SCENARIO, "-o", "OUT.parquet", "--rate", "inf"], "--rate"),
+    (["simulate", "docking", SCENARIO, "-o", "OUT.parquet", "--rate", "1e-9"], "--rate"),
+    (["simulate", "docking", SCENARIO, "-o", "OUT.parquet", "--duration", "1e308"],
+     "--duration"),
+    (["simulate", "appendage", APPENDAGE, "-o", "OUT.csv", "--rtol", "-1"], "--rtol"),
+    (["simulate", "appendage", APPENDAGE, "-o", "OUT.csv", "--atol", "nan"], "--atol"),
+    (["simulate", "rig", RIG, "--command", RIG_COMMAND, "-o", "OUT.csv", "--t-end", "-2"],
+     "--t-end"),
+    (["reconstruct", FLIGHT, "--scenario", SCENARIO, "-o", "OUT", "--mcmc-below-ess", "0"],
+     "--mcmc-below-ess"),
+    (["reconstruct", FLIGHT, "--scenario", SCENARIO, "-o", "OUT", "--resume"], "--resume"),
+    (["simulate", "appendage", APPENDAGE, "-o", "OUT.txt"], "--output"),
+    (["identify", "resonance", RESONANCE, "-o", "OUT.json", "--frequency", "fast"],
+     "--frequency"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(OPTION_CASES)))
+def test_bad_option(cli_run, tmp_path, case):
+    args, option = OPTION_CASES[case]
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run(*_args(args, None, out / "x"))
+    check_one_error(r, code=2, names=[option], tmp_path=out, before=set())
+
+
+def test_initial_conditions_are_blamed_on_their_file(cli_run, tmp_path):
+    from recon.io import load_toml
+
+    ics = load_toml(SCENARIO)["initial"]
+    ics["rel_vel_x"] = "fast"
+    import tomli_w
+
+    path = tmp_path / "ics.toml"
+    path.write_bytes(tomli_w.dumps(ics).encode())
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run("simulate", "docking", SCENARIO, "--initial", path, "-o", out / "x.parquet")
+    check_one_error(r, code=2, names=["ics.toml", "rel_vel_x"], tmp_path=out, before=set())
+    shutil.rmtree(out)
+
+
+def test_the_readme_exit_code_table_is_what_the_code_does():
+    """The README's table of exit codes lists exactly the codes the command line uses, with
+    the meanings the tests above assert (2 the user's input, 65 untrustworthy data)."""
+    import re
+
+    from models.errors import DataError, InputError
+    from recon.cli import EXIT_STATUS
+
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("### Exit codes and errors"):text.index("### Outputs")]
+    rows = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\| (\d+) \| ([^|]+)\|", table,
+                                                           re.M)}
+    assert set(rows) == {0, 1, 2, 3, 4, 65, 130}
+    assert InputError.exit_code == 2 and "user's input" in rows[2]
+    assert DataError.exit_code == 65 and "cannot be read or trusted" in rows[65]
+    assert EXIT_STATUS == {"implausible": 3, "failed": 4}
+    assert "implausible" in rows[3] and "failed" in rows[4]
