@@ -152,7 +152,9 @@ class Result:
         d = {"kind": self.kind, "status": self.status, "status_reason": self.status_reason,
              "parameters": self.parameters, "diagnostics": self.diagnostics}
         d.update(self.sections)
-        d.update({"settings": self.settings, "versions": self.versions, "seed": self.seed})
+        d.update({"settings": self.settings, "versions": self.versions, "seed": self.seed,
+                  # the tables written beside it: a report names any that went missing
+                  "files": sorted(self.tables)})
         return d
 
 

@@ -288,3 +288,33 @@ def test_the_readme_exit_code_table_is_what_the_code_does():
     assert DataError.exit_code == 65 and "cannot be read or trusted" in rows[65]
     assert EXIT_STATUS == {"implausible": 3, "failed": 4}
     assert "implausible" in rows[3] and "failed" in rows[4]
+
+
+def test_a_report_of_an_incomplete_result_says_what_is_missing(cli_run, tmp_path):
+    """The rig report of a directory whose fitted.parquet went missing says so at the top
+    instead of silently dropping the record-against-model sections."""
+    out = tmp_path / "rig"
+    r = cli_run("-q", "identify", "rig", RIG_RECORD, "--config", RIG, "-o", out)
+    assert r.exit_code == 0, r.output
+    import json
+
+    assert json.loads((out / "result.json").read_text())["files"] == ["fitted.parquet"]
+    (out / "fitted.parquet").unlink()
+    r = cli_run("report", out, "--format", "html")
+    assert r.exit_code == 0, r.output
+    html = (out / "report.html").read_text()
+    assert "Incomplete result directory: fitted.parquet missing" in html
+    assert html.index("Incomplete result directory") < html.index("<h2>Parameters")
+
+
+def test_a_failing_truth_comparison_does_not_fail_the_resonance_report(cli_run, tmp_path):
+    """A truth file beside a record that names a law the comparison does not know: the
+    identification and its report succeed; the report says the truth was not compared."""
+    rec = tmp_path / "dead_zone.csv"
+    rec.write_bytes(RESONANCE.read_bytes())
+    truth = tmp_path / "dead_zone.truth.json"
+    truth.write_text('{"parameters": {"phi": "cubic", "H": "linear", "h": 1.0}}')
+    r = cli_run("-q", "identify", "resonance", rec, "-o", tmp_path / "out.json")
+    assert r.exit_code == 0, r.output
+    html = (tmp_path / "out.html").read_text()
+    assert "Largest relative error against the truth" not in html

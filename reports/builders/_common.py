@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from reports.document import Table, figure_png
+from reports.document import Paragraph, Table, figure_png
 from reports.figures import new_figure
 from reports.figures_recon import plot_channel_fit, plot_residuals
 
@@ -102,6 +102,18 @@ def parameter_table(data: dict) -> Table:
     return Table(("parameter", "unit", "MAP", "median", "68 %", "95 %", "prior", "flag"),
                  tuple(rows), caption="Posterior summary; highlighted rows are parameters the "
                  "data do not constrain (interval nearly as wide as the prior).", flags=tuple(flags))
+
+
+def missing_note(data: dict, directory: Path) -> Paragraph | None:
+    """A note naming the tables the result says it wrote (``files``) that are not in
+    ``directory``, and what the report leaves out for want of them; None when none is
+    missing."""
+    gone = [f for f in data.get("files") or [] if not (directory / f).exists()]
+    if not gone:
+        return None
+    return Paragraph(f"Incomplete result directory: {', '.join(gone)} missing from "
+                     f"{directory}; the sections drawn from {'it' if len(gone) == 1 else 'them'}"
+                     " are left out of this report.", "warning")
 
 
 def read_fit(directory: Path, name: str = "fit.parquet"):

@@ -12,7 +12,7 @@ from reports.build import register_builder
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 from reports.figures import new_figure
 from reports.builders._common import (channel_figures, display, fmt, interval, parameter_table,
-                                      read_fit, residual_figure, with_interval)
+                                      missing_note, read_fit, residual_figure, with_interval)
 from reports.figures_recon import plot_band, plot_chain, plot_corner, plot_loop
 
 __all__ = ["build_reconstruction_report", "INITIAL_CONDITIONS"]
@@ -376,7 +376,9 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     has_capture = fit is not None and "capture_fit" in fit.columns
     status = data.get("status", "ok")
     # the parameter table fits under the summary box: page 1 carries the answer
-    sections = [Section("Summary", (_summary(data, events, has_capture),)),
+    note = missing_note(data, directory)
+    sections = [Section("Summary", (_summary(data, events, has_capture),)
+                        + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),))]
     head = _status_section(data)
     if head is not None:

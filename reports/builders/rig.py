@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 
 from reports.build import register_builder
-from reports.builders._common import channel_figures, parameter_table, read_fit, residual_figure
+from reports.builders._common import (channel_figures, missing_note, parameter_table, read_fit,
+                                      residual_figure)
 from reports.document import Paragraph, Report, Section, Summary, Table, report_date
 
 __all__ = ["build_rig_report"]
@@ -31,7 +32,8 @@ def build_rig_report(data: dict, path: Path) -> Report:
     if "fisher_rank" in ident:
         items.append(("Fisher information rank", str(ident["fisher_rank"])))
     items.append(("not separable by this record", ", ".join(map(str, not_sep)) or "none"))
-    sections = [Section("Summary", (Summary(tuple(items)),)),
+    note = missing_note(data, path.parent)
+    sections = [Section("Summary", (Summary(tuple(items)),) + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),
                                        Paragraph(str(data.get("method", "")), "note")))]
     fit = read_fit(path.parent, "fitted.parquet")

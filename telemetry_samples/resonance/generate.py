@@ -21,9 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
+from identification.resonance.laws import damping_law, discontinuities, restoring_law
+
 from models.oscillator import SingleModeOscillator, TwoModeSystem
 
-__all__ = ["CASES", "restoring_truth", "damping_truth", "simulate_case", "two_mode", "main"]
+__all__ = ["CASES", "restoring_truth", "damping_truth", "discontinuities", "simulate_case",
+           "two_mode", "main"]
 
 HERE = Path(__file__).resolve().parent
 SPP_SIM, STRIDE, PERIODS, TAPER = 256, 8, 200, 6
@@ -46,31 +49,10 @@ CASES = {
 }
 
 
-def restoring_truth(p: dict):
-    """The true restoring force ``phi(x)`` [N] of a case, vectorised."""
-    if p["phi"] == "dead_zone":
-        return lambda x: p["g"] * np.sign(x) * np.maximum(0.0, np.abs(x) - p["delta"])
-    if p["phi"] == "preload":
-        return lambda x: p["F0"] * np.sign(x) + p["c"] * np.asarray(x)
-    if p["phi"] == "asymmetric":
-        return lambda x: p["c"] * np.asarray(x) + p["d"] * np.abs(x)
-    raise KeyError(p["phi"])
+# the laws live with the identification (the report compares against them by name)
+restoring_truth = restoring_law
+damping_truth = damping_law
 
-
-def damping_truth(p: dict):
-    """The true damping force ``H(v)`` [N], vectorised."""
-    if p["H"] == "linear":
-        return lambda v: p["h"] * np.asarray(v)
-    if p["H"] == "quadratic":
-        return lambda v: p["kappa"] * np.asarray(v) * np.abs(v)
-    raise KeyError(p["H"])
-
-
-def discontinuities(p: dict) -> list[float]:
-    """Abscissae where the restoring force (or its slope) is discontinuous [m]."""
-    if p["phi"] == "dead_zone":
-        return [-p["delta"], p["delta"]]
-    return [0.0]
 
 
 def _tables(p):

@@ -24,7 +24,9 @@ def test_result_directory_schema(tmp_path):
     doc = json.loads((out / "result.json").read_text())
     # no trajectory function for this forward model: no events, no trajectory.parquet
     assert set(doc) == {"kind", "status", "status_reason", "parameters", "diagnostics",
-                        "identifiability", "loads", "energy", "settings", "versions", "seed"}
+                        "identifiability", "loads", "energy", "settings", "versions", "seed",
+                        "files"}
+    assert doc["files"] == ["fit.parquet"]
     assert doc["kind"] == "reconstruction" and not (out / "trajectory.parquet").exists()
     assert doc["status"] == "ok" and doc["status_reason"].startswith("plausible fit")
     assert doc["seed"] == 4
