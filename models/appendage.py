@@ -60,6 +60,7 @@ import numpy as np
 from models._kernels import appendage as _k
 from models._kernels.appendage_integrate import integrate as _integrate
 from models.errors import InputError
+from models.limits import check_range
 
 __all__ = [
     "Spacecraft", "Rod", "Hinge", "Load", "Clamp", "InitialState", "AppendageConfig",
@@ -89,7 +90,7 @@ def _num(value: Any, key: str, *, positive: bool = False, nonneg: bool = False) 
         raise InputError(f"must be > 0, got {v:g}", key=key)
     if nonneg and v < 0:
         raise InputError(f"must be >= 0, got {v:g}", key=key)
-    return v
+    return check_range(key, v)
 
 
 def _vec(value: Any, key: str, size: int | None = None) -> tuple[float, ...]:

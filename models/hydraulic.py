@@ -49,6 +49,7 @@ import numpy as np
 from models._kernels import hydraulic as K
 from models._kernels import rigid as R
 from models.errors import InputError
+from models.limits import check_range
 
 __all__ = [
     "ActuatorParams", "SolverSettings", "LoadSettings", "HexapodGeometry", "RigConfig",
@@ -76,7 +77,7 @@ def _number(d: Mapping[str, Any], key: str, prefix: str, default: Any = None) ->
     v = d[key]
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
         raise InputError(f"expected a finite number, got {v!r}", key=f"{prefix}.{key}")
-    return float(v)
+    return check_range(f"{prefix}.{key}", float(v))
 
 
 @dataclass(frozen=True)

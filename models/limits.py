@@ -25,7 +25,8 @@ __all__ = ["RANGES", "COLUMN_RANGES", "check_range"]
 #: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
 #: the magnitude; the first matching row applies
 RANGES: tuple[tuple[str, float, float, str, bool], ...] = (
-    (r"^mass$|_mass$", 1e-3, 1e12, "kg", False),
+    (r"^mass$", 1e-3, 1e12, "kg", False),          # a body's mass
+    (r"_mass$", 0.0, 1e12, "kg", False),           # an added mass: a tip mass may be none
     (r"inertia$", 1e-6, 1e18, "kg m^2", False),
     (r"(^|_)force$", 0.0, 1e7, "N", False),
     (r"stiffness$", 0.0, 1e13, "N/m (N m/rad)", False),
@@ -33,13 +34,18 @@ RANGES: tuple[tuple[str, float, float, str, bool], ...] = (
     (r"^dt(_|$)", 1e-9, 1.0, "s", False),
     (r"duration$", 0.0, 1e4, "s", False),
     (r"output_rate$", 1e-2, 1e5, "Hz", False),
-    (r"friction$", 0.0, 10.0, "(coefficient)", False),
+    (r"^friction$", 0.0, 10.0, "(coefficient)", False),
     (r"^rel_pos_", 0.0, 100.0, "m", True),
     (r"^rel_vel_", 0.0, 100.0, "m/s", True),
     (r"^rel_rate_", 0.0, 10.0, "rad/s", True),
     (r"^rel_(roll|pitch|yaw)$", 0.0, 2.0 * math.pi, "rad", True),
     (r"(length|radius|offset|travel|stroke|half_width|margin|penetration|stop_x)$", 0.0, 100.0,
      "m", True),
+    (r"pressure$", 0.0, 1e10, "Pa", True),
+    (r"bulk_modulus$", 1.0, 1e12, "Pa", False),
+    (r"area$", 0.0, 100.0, "m^2", False),
+    (r"volume(_[ab])?$", 0.0, 100.0, "m^3", False),
+    (r"frequency$", 0.0, 1e7, "rad/s", False),
 )
 _COMPILED = tuple((re.compile(p), lo, hi, u, s) for p, lo, hi, u, s in RANGES)
 

@@ -318,3 +318,21 @@ def test_a_failing_truth_comparison_does_not_fail_the_resonance_report(cli_run, 
     assert r.exit_code == 0, r.output
     html = (tmp_path / "out.html").read_text()
     assert "Largest relative error against the truth" not in html
+
+
+@pytest.mark.parametrize(("src", "old", "new", "key"), [
+    (RIG, "supply_pressure = ", "supply_pressure = 1e300 # ", "supply_pressure"),
+    (APPENDAGE, "mass = ", "mass = 1e300 # ", "mass"),
+])
+def test_absurd_numbers_in_other_configurations(cli_run, tmp_path, src, old, new, key):
+    """The rig and appendage configurations take their physical ranges from the same table
+    (models.limits) as the scenarios."""
+    cfg = _edit(src, tmp_path / "cfg.toml", old, new)
+    out = tmp_path / "o"
+    out.mkdir()
+    if src == RIG:
+        r = cli_run("simulate", "rig", cfg, "--command", RIG_COMMAND, "-o", out / "x.csv")
+    else:
+        r = cli_run("simulate", "appendage", cfg, "-o", out / "x.csv")
+    check_one_error(r, code=2, names=["cfg.toml", key, "physical range"], tmp_path=out,
+                    before=set())
