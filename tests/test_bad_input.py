@@ -336,3 +336,23 @@ def test_absurd_numbers_in_other_configurations(cli_run, tmp_path, src, old, new
         r = cli_run("simulate", "appendage", cfg, "-o", out / "x.csv")
     check_one_error(r, code=2, names=["cfg.toml", key, "physical range"], tmp_path=out,
                     before=set())
+
+
+def test_validate_with_the_scenario_refuses_what_reconstruct_refuses(cli_run, tmp_path):
+    """A record that reads well but has no contact edge: plain validate calls it usable (it
+    cannot know the unit); with the scenario it refuses it exactly as reconstruct does, same
+    line, same exit code. The shipped flight passes both."""
+    t = np.arange(30) * 0.1
+    rec = tmp_path / "no_contact.csv"
+    pd.DataFrame({"t": t, "stroke": np.zeros(30), "contact": np.zeros(30)}).to_csv(rec,
+                                                                                   index=False)
+    assert cli_run("validate", rec).exit_code == 0
+    v = cli_run("validate", rec, "--scenario", SCENARIO)
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run("reconstruct", rec, "--scenario", SCENARIO, "-o", out / "res")
+    assert v.exit_code == r.exit_code == 2
+    assert v.stderr.strip() == r.stderr.strip() and "rising edge of 'contact'" in v.stderr
+    check_one_error(r, code=2, names=["no_contact.csv"], tmp_path=out, before=set())
+    ok = cli_run("validate", FLIGHT, "--scenario", SCENARIO, "--config", RUN)
+    assert ok.exit_code == 0 and "usable" in ok.stdout

@@ -21,16 +21,32 @@ log = logging.getLogger("dockrecon")
 @click.option("--max-gap", type=float, default=0.5, show_default=True,
               help="Longest accepted interval between samples of a channel [s].")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON on stdout.")
+@click.option("--scenario", default=None, callback=input_path, type=click.Path(path_type=str),
+              help="Also check the record against this scenario's docking unit and run "
+                   "tables exactly as reconstruct would (its channels, contact and capture "
+                   "edges, the fitted span, noise from the record).")
+@config_option("the run TOML reconstruct would use (with --scenario)")
 @click.pass_context
 def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
-                 as_json: bool) -> None:
+                 as_json: bool, scenario: str | None, config: str | None) -> None:
     """Check telemetry files (Parquet or CSV, one or several on separate time bases); exit 0
-    when all are usable, 65 when one is not."""
+    when all are usable, 65 when one is not. With --scenario (and --config) a record that
+    passes is one that reconstruct accepts with them, and the reverse."""
     import json as _json
 
     from recon.telemetry import read_telemetry
 
+    if config is not None and scenario is None:
+        from models.errors import InputError
+
+        raise InputError("needs --scenario", key="--config")
     reports = [read_telemetry(path, max_gap=max_gap)[1] for path in telemetry]
+    if scenario is not None and all(r.usable for r in reports):
+        # what reconstruct does before its first model evaluation: an InputError here is
+        # what reconstruct would refuse, with the same message and exit code
+        from recon.flight import flight_problem
+
+        flight_problem(list(telemetry), scenario, config=config)
     if as_json:
         docs = [r.to_dict() for r in reports]
         click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
