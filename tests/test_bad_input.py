@@ -356,3 +356,23 @@ def test_validate_with_the_scenario_refuses_what_reconstruct_refuses(cli_run, tm
     check_one_error(r, code=2, names=["no_contact.csv"], tmp_path=out, before=set())
     ok = cli_run("validate", FLIGHT, "--scenario", SCENARIO, "--config", RUN)
     assert ok.exit_code == 0 and "usable" in ok.stdout
+
+
+@pytest.mark.parametrize("kind", ["missing", "no_result", "not_json", "foreign_json",
+                                  "unknown_kind"])
+def test_report_of_a_bad_result(cli_run, tmp_path, kind):
+    d = tmp_path / "res"
+    if kind != "missing":
+        d.mkdir()
+    if kind == "not_json":
+        (d / "result.json").write_text('{"kind": "reconstruction", "parameters": {')
+    elif kind == "foreign_json":
+        (d / "result.json").write_text("[1, 2, 3]")
+    elif kind == "unknown_kind":
+        (d / "result.json").write_text('{"kind": "horoscope"}')
+    before = {p.name for p in d.iterdir()} if d.exists() else set()
+    r = cli_run("report", d)
+    assert r.exit_code == 2, r.output
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1 and str(d) in errors[0] and "Traceback" not in r.output
+    assert ({p.name for p in d.iterdir()} if d.exists() else set()) == before
