@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from models.errors import InputError
 
-__all__ = ["RANGES", "COLUMN_RANGES", "check_range"]
+__all__ = ["RANGES", "COLUMN_RANGES", "check_range", "checked_table"]
 
 #: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
 #: the magnitude; the first matching row applies
@@ -63,6 +65,27 @@ def check_range(key: str, value: float) -> float:
                                  f"({span} {unit}; models.limits)", key=key)
             return value
     return value
+
+
+def checked_table(table: Mapping[str, Any], keys: Mapping[str, tuple[bool, float, float]],
+                  name: str) -> dict[str, Any]:
+    """A TOML table of numbers checked against ``keys`` (whole number?, lowest, highest):
+    unknown keys, wrong types and values out of range raise :class:`InputError` naming
+    ``name.key``."""
+    if not isinstance(table, Mapping):
+        raise InputError("must be a table", key=name)
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        if k not in keys:
+            raise InputError(f"unknown key (allowed: {', '.join(keys)})", key=f"{name}.{k}")
+        whole, lo, hi = keys[k]
+        kind = "a whole number" if whole else "a number"
+        if (isinstance(v, bool) or not isinstance(v, (int, float))
+                or (whole and v != int(v)) or not lo <= v <= hi):
+            raise InputError(f"must be {kind} in [{lo:g}, {hi:g}], got {v!r}",
+                             key=f"{name}.{k}")
+        out[k] = int(v) if whole else float(v)
+    return out
 
 
 #: magnitude limit [SI] of the columns of ground-test records (static load-deflection, resonance,

@@ -75,6 +75,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError
+from models.limits import checked_table
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.io import load_toml
 from recon.noise import resolve_auto
@@ -189,6 +190,7 @@ MAX_DURATION = 1e4
 
 #: ``[optimizer]`` keys: (whole number?, lowest, highest) - finite but absurd values (a search
 #: of 1e17 evaluations, a negative draw count) are the user's input, refused with the key
+#: (:func:`models.limits.checked_table`)
 OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "starts": (True, 0, 10_000),
     "screen": (True, 0, 1_000_000),
@@ -202,27 +204,6 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "mcmc_below_ess": (False, 1e-9, 1e9),
     "search_retries": (True, 0, 100),
 }
-
-
-def checked_table(table: Mapping[str, Any], keys: Mapping[str, tuple[bool, float, float]],
-                  name: str) -> dict[str, Any]:
-    """A TOML table of numbers checked against ``keys`` (whole number?, lowest, highest):
-    unknown keys, wrong types and values out of range raise :class:`InputError` naming
-    ``name.key``."""
-    if not isinstance(table, Mapping):
-        raise InputError("must be a table", key=name)
-    out: dict[str, Any] = {}
-    for k, v in table.items():
-        if k not in keys:
-            raise InputError(f"unknown key (allowed: {', '.join(keys)})", key=f"{name}.{k}")
-        whole, lo, hi = keys[k]
-        kind = "a whole number" if whole else "a number"
-        if (isinstance(v, bool) or not isinstance(v, (int, float))
-                or (whole and v != int(v)) or not lo <= v <= hi):
-            raise InputError(f"must be {kind} in [{lo:g}, {hi:g}], got {v!r}",
-                             key=f"{name}.{k}")
-        out[k] = int(v) if whole else float(v)
-    return out
 
 
 @dataclasses.dataclass(frozen=True)

@@ -165,7 +165,8 @@ def commit(stage: str | os.PathLike, path: str | os.PathLike) -> Path:
 def replaced_whole(path: str | os.PathLike, *, resume: bool = False):
     """``with replaced_whole(DIR) as stage:`` write the result into ``stage``; when the block
     ends without an exception, ``stage`` replaces ``DIR`` whole. On an exception ``DIR`` is
-    untouched and ``stage`` stays for ``--resume``."""
+    untouched; ``stage`` stays for ``--resume`` when it holds chains, and is removed
+    otherwise."""
     stage = staging(path, resume=resume)
     try:
         yield stage

@@ -101,11 +101,9 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
 
     Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
     result and its report are written and say why)."""
-    from recon.flight import reconstruct_flight
-    from recon.outputs import replaced_whole
-
     from models.errors import InputError
-    from recon.outputs import resumable
+    from recon.flight import reconstruct_flight
+    from recon.outputs import replaced_whole, resumable
 
     if resume and not resumable(output):
         raise InputError("nothing to resume: no chains of an earlier run (chains.h5) here "

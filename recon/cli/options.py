@@ -6,6 +6,7 @@ on stderr and the report that ends a main job.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 import traceback
@@ -15,7 +16,8 @@ import click
 
 from models.errors import InputError
 
-__all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path", "seed_option",
+__all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path",
+           "seed_option",
            "config_option", "configure_logging", "version", "Progress", "say", "quiet",
            "end_with_report"]
 
@@ -155,8 +157,6 @@ def _distinct(inp, out, opt) -> None:
 
 
 def _same_file(a, b) -> bool:
-    import os
-
     try:
         return os.path.samefile(a, b)
     except OSError:
@@ -182,7 +182,7 @@ def output_option(what: str, *, required: bool = True, file_okay: bool = True,
     before any work, and may not be one of the command's inputs."""
     names = ([short] if short else []) + [flag, dest]
     return click.option(*names, required=required, default=default,
-                        metavar=metavar, is_eager=False,
+                        metavar=metavar,
                         callback=_writable(directory=dir_okay and not file_okay),
                         type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=str),
                         help=f"Output: {what}.")

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError
+from models.limits import checked_table
 from recon.result import Posterior, Result
 
 __all__ = ["SamplerSettings", "Diagnostics", "Round", "Chains", "mcmc", "run_ensembles",
@@ -55,10 +56,12 @@ log = logging.getLogger("dockrecon.engines")
 MIN_START_ESS = 100
 
 
-#: accepted range of each ``[sampler]`` key (finite but absurd values are refused)
-_SAMPLER_RANGE = {"walkers": (2, 100_000), "ensembles": (1, 64), "max_steps": (1, 10_000_000),
-                  "check_every": (1, 10_000_000), "tau_factor": (1.0, 1e4),
-                  "tau_rtol": (1e-6, 1.0), "rhat_max": (1.0, 10.0), "min_ess": (1.0, 1e9)}
+#: accepted range of each ``[sampler]`` key: (whole number?, lowest, highest); finite but
+#: absurd values are refused (:func:`models.limits.checked_table`)
+_SAMPLER_RANGE = {"walkers": (True, 2, 100_000), "ensembles": (True, 1, 64),
+                  "max_steps": (True, 1, 10_000_000), "check_every": (True, 1, 10_000_000),
+                  "tau_factor": (False, 1.0, 1e4), "tau_rtol": (False, 1e-6, 1.0),
+                  "rhat_max": (False, 1.0, 10.0), "min_ess": (False, 1.0, 1e9)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,21 +84,7 @@ class SamplerSettings:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, key: str = "sampler") -> "SamplerSettings":
-        fields = {f.name: f.type for f in dataclasses.fields(cls)}
-        for k in d:
-            if k not in fields:
-                raise InputError(f"unknown key (allowed: {', '.join(fields)})", key=f"{key}.{k}")
-        kw = {}
-        for k, v in d.items():
-            whole = k in ("walkers", "ensembles", "max_steps", "check_every")
-            lo, hi = _SAMPLER_RANGE[k]
-            if (isinstance(v, bool) or not isinstance(v, (int, float))
-                    or (whole and v != int(v)) or not lo <= v <= hi):
-                kind = "a whole number" if whole else "a number"
-                raise InputError(f"must be {kind} in [{lo:g}, {hi:g}], got {v!r}",
-                                 key=f"{key}.{k}")
-            kw[k] = int(v) if whole else float(v)
-        return cls(**kw)
+        return cls(**checked_table(d, _SAMPLER_RANGE, key))
 
 
 @dataclasses.dataclass(frozen=True)
