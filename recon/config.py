@@ -42,6 +42,7 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
 
     [sampler]                # see recon.engines.SamplerSettings
     walkers = 32
+    moves = "de-snooker"     # emcee's differential-evolution moves (default), or "stretch"
 
 Defaults (a reconstruction out of the box). A run with no run table at all (no ``--config``
 and none in the scenario) takes the engine tables :data:`DEFAULT_RUN`. A missing

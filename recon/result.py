@@ -9,6 +9,7 @@ identification)::
 
     {"kind": "reconstruction" | "hysteresis_fit" | "rig" | ...,
      "status": "ok" | "implausible" | "failed", "status_reason": "...",
+     "warnings": ["..."],         # what qualifies an ok result (e.g. an unconverged sampler)
      "parameters": {NAME: {"map", "median", "ci68": [lo, hi], "ci95": [lo, hi], "unit",
                            "prior", "stderr"}},
      "diagnostics": {...},        # one entry per engine that ran: "optimizer", "search",
@@ -28,7 +29,10 @@ exceeds what a correct fit of that many residuals plausibly has,
 :func:`recon.engines.gof_limit`: the intervals describe the best fit found, not the data's
 source); ``failed`` (no finite likelihood anywhere the search went, or no posterior draw: no
 intervals, ``median`` / ``ci68`` / ``ci95`` null). ``dockrecon reconstruct`` exits with 0, 3
-and 4 for them.
+and 4 for them. ``warnings`` qualify an answer without withdrawing it: an MCMC that stopped
+at its step limit before its convergence criteria held (the intervals are provisional: resume
+the chains with more steps). They do not change the status or the exit code; the report leads
+with them.
 
 Intervals are central (equal-tailed) posterior quantiles of the posterior the last sampling
 engine produced (``diagnostics.method``: ``laplace``, ``importance`` or ``mcmc``).
@@ -110,6 +114,7 @@ class Result:
     names: tuple[str, ...] = ()
     status: str = "ok"
     status_reason: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list)
     parameters: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     diagnostics: dict[str, Any] = dataclasses.field(default_factory=dict)
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -150,7 +155,8 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         d = {"kind": self.kind, "status": self.status, "status_reason": self.status_reason,
-             "parameters": self.parameters, "diagnostics": self.diagnostics}
+             "warnings": list(self.warnings), "parameters": self.parameters,
+             "diagnostics": self.diagnostics}
         d.update(self.sections)
         d.update({"settings": self.settings, "versions": self.versions, "seed": self.seed,
                   # the tables written beside it: a report names any that went missing

@@ -192,6 +192,7 @@ TOML_CASES = {
     "unknown_key": ("[optimizer]", "[optimizer]\nbogus = 1", "optimizer.bogus"),
     "wrong_type": ("max_nfev = 100", 'max_nfev = "lots"', "optimizer.max_nfev"),
     "absurd": ("max_nfev = 100", "max_nfev = 100000000000000000", "optimizer.max_nfev"),
+    "unknown_moves": ("walkers = 32", 'walkers = 32\nmoves = "gibbs"', "sampler.moves"),
 }
 SCENARIO_CASES = {
     "negative_mass": ("mass = 7200.0", "mass = -7200.0", "active.mass"),

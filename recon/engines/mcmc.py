@@ -20,6 +20,16 @@ check and the stop (:func:`run_ensembles`). After each round:
   (:func:`_arviz_stats` says why);
 * acceptance fraction per ensemble.
 
+The walkers move by emcee's differential-evolution moves (``moves = "de-snooker"``, the
+default: 80 % :class:`emcee.moves.DEMove`, 20 % :class:`emcee.moves.DESnookerMove`, the
+mixture emcee's documentation suggests) or by its affine-invariant stretch move
+(``"stretch"``, emcee's default). Both leave the posterior invariant; they differ in how fast
+the chains decorrelate. On the reconstruction posteriors, twelve parameters with correlations
+up to 0.99 and curved ridges, the stretch move's autocorrelation time grew to 160-280 steps
+(the short-ended record of ``tests/recon/test_record_shapes.py``, 32 walkers, steps 1000-4000
+of a 4000-step run) where the DE mixture's was 50-63 steps from the same walkers' end state
+(1000 steps; ``benchmarks/README.md``, "Moves").
+
 The run stops ``"converged"`` when the chain is longer than ``tau_factor`` :math:`\\tau`,
 :math:`\\tau` changed by less than ``tau_rtol`` since the previous round, every
 :math:`\\hat R < ` ``rhat_max`` and every bulk and tail ESS :math:`\\ge` ``min_ess``; otherwise
@@ -47,7 +57,7 @@ from recon.result import Posterior, Result
 
 __all__ = ["SamplerSettings", "Diagnostics", "Round", "Chains", "mcmc", "run_ensembles",
            "sample_rounds", "diagnose", "read_chains", "initial_ball", "write_inference_data",
-           "MIN_START_ESS"]
+           "MIN_START_ESS", "MOVES"]
 
 log = logging.getLogger("dockrecon.engines")
 
@@ -63,6 +73,10 @@ _SAMPLER_RANGE = {"walkers": (True, 2, 100_000), "ensembles": (True, 1, 64),
                   "tau_factor": (False, 1.0, 1e4), "tau_rtol": (False, 1e-6, 1.0),
                   "rhat_max": (False, 1.0, 10.0), "min_ess": (False, 1.0, 1e9)}
 
+#: ``[sampler] moves``: name -> emcee moves (module docstring)
+MOVES = {"de-snooker": lambda m: [(m.DEMove(), 0.8), (m.DESnookerMove(), 0.2)],
+         "stretch": lambda m: None}
+
 
 @dataclasses.dataclass(frozen=True)
 class SamplerSettings:
@@ -76,15 +90,26 @@ class SamplerSettings:
     tau_rtol: float = 0.05
     rhat_max: float = 1.02
     min_ess: float = 400.0
+    moves: str = "de-snooker"
 
     def __post_init__(self) -> None:
         for k in ("walkers", "ensembles", "max_steps", "check_every"):
             if getattr(self, k) < 1:
                 raise InputError(f"must be >= 1, got {getattr(self, k)}", key=f"sampler.{k}")
+        if self.moves not in MOVES:
+            raise InputError(f"must be one of {', '.join(map(repr, MOVES))}, got "
+                             f"{self.moves!r}", key="sampler.moves")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, key: str = "sampler") -> "SamplerSettings":
-        return cls(**checked_table(d, _SAMPLER_RANGE, key))
+        if not isinstance(d, dict):
+            raise InputError("must be a table", key=key)
+        d = dict(d)
+        moves = d.pop("moves", cls.moves)
+        if not isinstance(moves, str) or moves not in MOVES:
+            raise InputError(f"must be one of {', '.join(map(repr, MOVES))}, got {moves!r}",
+                             key=f"{key}.moves")
+        return cls(**checked_table(d, _SAMPLER_RANGE, key), moves=moves)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,13 +320,14 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
 
     d = len(names)
     meta = {"names": list(names), "walkers": settings.walkers, "ensembles": settings.ensembles,
-            "seed": seed, "check_every": settings.check_every}
+            "seed": seed, "check_every": settings.check_every, "moves": settings.moves}
     if resume:
         old = _read_meta(path)
         if old is None:
             raise InputError("nothing to resume: no chain file from an earlier run",
                              source=str(path))
-        for k in ("names", "walkers", "ensembles", "check_every"):
+        old.setdefault("moves", "stretch")   # chain files written before moves were chosen
+        for k in ("names", "walkers", "ensembles", "check_every", "moves"):
             if old[k] != meta[k]:
                 raise InputError(f"cannot resume: '{k}' was {old[k]}, now {meta[k]}",
                                  source=str(path))
@@ -321,7 +347,8 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
         if fresh:
             backend.reset(settings.walkers, d)
         sampler = emcee.EnsembleSampler(settings.walkers, d, log_prob, vectorize=True,
-                                        backend=backend)
+                                        backend=backend,
+                                        moves=MOVES[settings.moves](emcee.moves))
         if fresh:
             rng = np.random.default_rng(child[k])
             if start is not None and len(start) > 0:
@@ -515,6 +542,12 @@ def mcmc(problem, result: Result, *, settings: SamplerSettings, path: str | os.P
     diag["start"] = start_how
     result.diagnostics["mcmc"] = diag
     log.info("sampling stopped: %s (%s)", res.diagnostics.status, res.diagnostics.reason)
+    if not res.diagnostics.converged:
+        result.warnings.append(
+            f"the MCMC stopped at its step limit ({res.diagnostics.steps} steps per walker) "
+            f"before converging ({res.diagnostics.reason}): the intervals are provisional; "
+            "resume the chains with more steps (reconstruct --resume --steps N)")
+        log.warning("%s", result.warnings[-1])
     burn = res.diagnostics.burn
     lp_chains = res.log_prob[:, burn:].transpose(0, 2, 1).reshape(-1, res.log_prob.shape[1]
                                                                    - burn)

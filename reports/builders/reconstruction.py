@@ -381,6 +381,12 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
                         + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),))]
     head = _status_section(data)
+    warned = data.get("warnings") or []
+    if head is None and warned:
+        # an answer with qualifications (recon.result): they come before it
+        sections.insert(0, Section("Warnings", tuple(
+            Paragraph(w[:1].upper() + w[1:] + ("" if w.endswith(".") else "."), "warning")
+            for w in warned)))
     if head is not None:
         sections.insert(0, head)
         sections[1] = Section("Summary of the best fit (not a reconstruction)",
@@ -394,8 +400,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
         if residuals:
             sections.append(Section("Residuals", tuple(residuals)))
     else:
-        sections.append(Section("Telemetry against the reconstruction",
-                                (Paragraph("fit.parquet is missing: no channel figures.", "warning"),)))
+        sections.append(Section("Telemetry against the reconstruction", (
+            Paragraph("fit.parquet is missing: no channel figures.", "warning"),)))
 
     sections += _trajectory_sections(data, directory, events)
 
@@ -528,6 +534,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     title = "Post-flight docking reconstruction"
     if status in _NOT_OK:
         title += f": {_NOT_OK[status][0]}"
+    elif warned:
+        title += " (with warnings)"
     return Report(title=title, subtitle=f"{Path(str(tel)).name or directory.name}",
                   date=report_date(), sections=tuple(sections))
 

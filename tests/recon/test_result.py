@@ -23,8 +23,8 @@ def test_result_directory_schema(tmp_path):
                       loads=lambda full, names: ({"peak": full[:, 0] + full[:, 1]}, {"peak": "m"}))
     doc = json.loads((out / "result.json").read_text())
     # no trajectory function for this forward model: no events, no trajectory.parquet
-    assert set(doc) == {"kind", "status", "status_reason", "parameters", "diagnostics",
-                        "identifiability", "loads", "energy", "settings", "versions", "seed",
+    assert set(doc) == {"kind", "status", "status_reason", "warnings", "parameters",
+                        "diagnostics", "identifiability", "loads", "energy", "settings", "versions", "seed",
                         "files"}
     assert doc["files"] == ["fit.parquet"]
     assert doc["kind"] == "reconstruction" and not (out / "trajectory.parquet").exists()
@@ -37,6 +37,11 @@ def test_result_directory_schema(tmp_path):
         assert p["unit"] == "m" and p["prior"]["kind"] == "normal"
     assert doc["diagnostics"]["method"] == "mcmc"
     assert doc["diagnostics"]["mcmc"]["status"] in ("converged", "step_limit")
+    # an unconverged sampler qualifies the answer (a warning) without withdrawing it
+    unconverged = doc["diagnostics"]["mcmc"]["status"] == "step_limit"
+    assert len(doc["warnings"]) == unconverged and doc["status"] == "ok"
+    if unconverged:
+        assert "provisional" in doc["warnings"][0] and "--resume" in doc["warnings"][0]
     assert doc["loads"]["peak"]["unit"] == "m" and len(doc["loads"]["peak"]["ci95"]) == 2
     # (units given: read_table without them cannot convert 's' to base units, see report)
     frame, units = read_table(out / "fit.parquet", {c: "m" for c in

@@ -1,5 +1,6 @@
 """MCMC engine: the analytic posterior of the linear-Gaussian model, ArviZ's R-hat, stop
 reasons, resume after a kill, and the posterior as InferenceData."""
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -22,12 +23,13 @@ def _run(prob, path, settings, seed=7, resume=False, mean=None):
                          resume=resume)
 
 
-def test_linear_gaussian_posterior_is_reproduced(tmp_path):
+@pytest.mark.parametrize("moves", ["de-snooker", "stretch"])
+def test_linear_gaussian_posterior_is_reproduced(tmp_path, moves):
     prob, _, A, y = linear_problem()
     mean, cov = linear_posterior(A, y)
     sd = np.sqrt(np.diag(cov))
     st = SamplerSettings(walkers=16, ensembles=2, max_steps=1500, check_every=250,
-                         min_ess=1500)
+                         min_ess=1500, moves=moves)
     res = _run(prob, tmp_path / "c.h5", st, mean=mean)
     d = res.diagnostics
     ess = d.ess_bulk
@@ -121,6 +123,8 @@ def test_resume_after_kill_continues_the_chain(tmp_path):
     np.testing.assert_array_equal(resumed.chains[:, : ch.shape[1]], ch)
     with pytest.raises(InputError, match="cannot resume"):
         _run(prob, path, SamplerSettings(walkers=10, ensembles=2), resume=True)
+    with pytest.raises(InputError, match="cannot resume: 'moves'"):
+        _run(prob, path, dataclasses.replace(SETTINGS, moves="stretch"), resume=True)
     with pytest.raises(InputError, match="nothing to resume"):
         _run(prob, tmp_path / "none.h5", SETTINGS, resume=True)
 

@@ -165,3 +165,22 @@ def test_rig_report(tmp_path):
     text, images = _pdf_text(pdf_path)
     assert images == html.count("data:image/png;base64,") >= 2
     assert "Hydraulic test-rig identification" in text
+
+
+def test_reconstruction_report_leads_with_its_warnings(tmp_path):
+    """An ok result with warnings (an MCMC stopped unconverged at its step limit): the title
+    says so and the warnings are the first section, before the summary; the answer itself is
+    still presented as the reconstruction."""
+    shutil.copytree(DATA / "reconstruction", tmp_path / "run")
+    path = tmp_path / "run" / "result.json"
+    data = json.loads(path.read_text())
+    assert data.get("status", "ok") == "ok"
+    assert data["diagnostics"]["mcmc"]["status"] == "step_limit"
+    warning = ("the MCMC stopped at its step limit (600 steps per walker) before converging "
+               "(max R-hat 1.05 >= 1.02): the intervals are provisional")
+    path.write_text(json.dumps({**data, "warnings": [warning]}))
+    html = _render(tmp_path / "run")[0].read_text()
+    h1 = html[html.index("<h1"):]
+    assert h1[h1.index(">") + 1:h1.index("</h1>")].endswith("(with warnings)")
+    assert re.findall(r"<h2>([^<]+)</h2>", html)[:2] == ["Warnings", "Summary"]
+    assert "The MCMC stopped at its step limit" in html and "not a reconstruction" not in html
