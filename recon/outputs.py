@@ -39,6 +39,8 @@ STAGING_SUFFIX = ".partial"
 #: files of a staging directory that a later ``--resume`` continues from
 RESUMABLE = ("chains.h5",)
 _OLD_SUFFIX = ".replaced"
+#: marks the earlier result of a swap: wherever a kill leaves it, it is not a run to resume
+_SWAPPED_OUT = ".swapped-out"
 
 
 def _staging_path(path: Path) -> Path:
@@ -82,11 +84,24 @@ def check_writable(path: str | os.PathLike, *, directory: bool = False,
 
 
 def recover(path: str | os.PathLike) -> None:
-    """Finish a directory swap interrupted between its two renames (not on Linux, where the
-    swap is one call): ``DIR`` missing with its complete staging beside it -> moved in; the
-    replaced earlier result, if left, removed."""
+    """Finish a directory swap that a kill interrupted (:func:`commit`):
+
+    * after the atomic exchange, before the earlier result (now in the staging place) was
+      removed: that directory carries the swapped-out mark and is removed, so ``--resume``
+      never continues the chains of a result older than ``DIR``;
+    * before the exchange, after the mark: the mark is removed from ``DIR`` (still the
+      earlier result; the staging directory keeps the finished run);
+    * between the two renames where there is no exchange: ``DIR`` missing with its complete
+      staging beside it -> moved in; the replaced earlier result, if left, removed.
+    """
     path = Path(path)
     old, stage = _old_path(path), _staging_path(path)
+    if (stage / _SWAPPED_OUT).exists():
+        shutil.rmtree(stage, ignore_errors=True)
+        log.warning("%s: removed the earlier result that an interrupted swap left in %s",
+                    path, stage)
+    if path.is_dir():
+        (path / _SWAPPED_OUT).unlink(missing_ok=True)
     if not path.exists() and (stage / ".complete").exists():
         os.rename(stage, path)
         log.warning("%s: finished replacing the directory (an earlier run was interrupted "
@@ -148,7 +163,9 @@ def commit(stage: str | os.PathLike, path: str | os.PathLike) -> Path:
     (stage / ".complete").touch()
     if not path.exists():
         os.rename(stage, path)
-    elif _exchange(stage, path):
+        return _finish(path)
+    (path / _SWAPPED_OUT).touch()                        # the earlier result, about to go
+    if _exchange(stage, path):
         shutil.rmtree(stage, ignore_errors=True)         # now the earlier result
     else:
         old = _old_path(path)
@@ -157,6 +174,10 @@ def commit(stage: str | os.PathLike, path: str | os.PathLike) -> Path:
         os.rename(path, old)
         os.rename(stage, path)                           # recover() finishes a kill here
         shutil.rmtree(old, ignore_errors=True)
+    return _finish(path)
+
+
+def _finish(path: Path) -> Path:
     (path / ".complete").unlink(missing_ok=True)
     return path
 

@@ -87,6 +87,37 @@ def test_a_directory_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["res"]
 
 
+def test_a_swap_killed_after_the_exchange_leaves_nothing_old_to_resume(tmp_path, monkeypatch):
+    """Killed after the atomic exchange but before the earlier result (now where the staging
+    directory was) is removed: that directory carries the swapped-out mark, so recover()
+    removes it and --resume has nothing older than DIR to continue; killed after the mark but
+    before the exchange: DIR is the earlier result, unmarked again, and the finished run
+    stays staged."""
+    d = tmp_path / "res"
+    d.mkdir()
+    (d / "result.json").write_text("earlier")
+    (d / "chains.h5").write_text("earlier chains")
+    monkeypatch.setattr(outputs.shutil, "rmtree", lambda *a, **k: None)   # killed there
+    with outputs.replaced_whole(d) as stage:
+        (stage / "result.json").write_text("new")
+    monkeypatch.undo()
+    left = tmp_path / ".res.partial"
+    assert (left / "chains.h5").read_text() == "earlier chains"            # what a kill left
+    assert outputs.resumable(d) and not (d / "chains.h5").exists()
+    outputs.recover(d)
+    assert not left.exists() and not outputs.resumable(d)
+    assert _tree(d).keys() == {"result.json"}
+    assert (d / "result.json").read_text() == "new"
+    # killed between the mark and the exchange
+    stage = outputs.staging(d)
+    (stage / "result.json").write_text("newer")
+    (stage / ".complete").touch()
+    (d / ".swapped-out").touch()
+    outputs.recover(d)
+    assert _tree(d).keys() == {"result.json"} and (d / "result.json").read_text() == "new"
+    assert (stage / "result.json").read_text() == "newer"
+
+
 def test_an_output_may_not_overwrite_an_input(cli_run, tmp_path):
     cfg = tmp_path / "cfg.toml"
     cfg.write_bytes((ROOT / "models" / "presets" / "appendage_pulse.toml").read_bytes())
