@@ -105,10 +105,14 @@ class Finding:
     column: str | None = None
     row: int | None = None
 
+    def text(self, source: str | None = None) -> str:
+        """``<source>: row R, 'column': message`` (the log's line: its level says the
+        severity)."""
+        return str(InputError(self.message, source=source, key=self.column, row=self.row))
+
     def line(self, source: str | None = None) -> str:
         """One line ``<severity>: <source>: row R, 'column': message``."""
-        err = InputError(self.message, source=source, key=self.column, row=self.row)
-        return f"{self.severity}: {err}"
+        return f"{self.severity}: {self.text(source)}"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -338,8 +342,8 @@ def load_telemetry(path: str | os.PathLike | Sequence[str | os.PathLike], **kwar
     for p in paths:
         tel, report = read_telemetry(p, **kwargs)
         report.raise_if_unusable()
-        for line in report.lines():
-            log.warning(line)
+        for finding in report.findings:     # no errors left: warnings (and notes)
+            log.warning("%s", finding.text(report.source))
         assert tel is not None
         parts.append(tel)
     return Telemetry.merge(parts)

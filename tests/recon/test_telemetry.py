@@ -83,6 +83,20 @@ def test_gap_and_saturation_are_warnings(tmp_path):
     assert report.usable
 
 
+def test_warnings_are_logged_once_each_with_the_level_as_their_only_severity(tmp_path,
+                                                                           caplog):
+    frame = _good_frame(200)
+    frame.loc[60:120, "stroke"] = np.nan
+    path = _write(tmp_path, frame, UNITS)
+    with caplog.at_level("WARNING", logger="dockrecon.telemetry"):
+        load_telemetry(path, max_gap=0.5)
+    lines = [r.getMessage() for r in caplog.records if r.name == "dockrecon.telemetry"]
+    assert lines and all(r.levelname == "WARNING" for r in caplog.records)
+    # "WARNING dockrecon.telemetry: <file>: row 123, 'stroke': ...", not "...: warning: ..."
+    assert any(m.startswith(f"{path}: row 123, 'stroke'") for m in lines), lines
+    assert not any(m.startswith("warning") for m in lines)
+
+
 def test_rest_at_start_is_not_saturation(tmp_path):
     frame = _good_frame()
     frame["gimbal_pitch"] = np.where(frame["t"] < 0.3, 0.0, frame["t"] - 0.3)
