@@ -43,7 +43,7 @@ from recon.problem import ReconstructionProblem
 from recon.reconstruct import reconstruct
 from recon.result import Result
 from recon.search import screened_starts
-from recon.telemetry import load_telemetry
+from recon.telemetry import Telemetry, load_telemetry
 
 __all__ = ["flight_problem", "reconstruct_flight", "unit_outputs", "Flight"]
 
@@ -64,7 +64,7 @@ class Flight:
         return iter((self.problem, self.config, self.scenario))
 
 
-def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
+def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | Telemetry,
                    scenario: Any, *,
                    config: str | os.PathLike | Mapping[str, Any] | None = None,
                    unit: DockingUnit | None = None, **overrides: Any) -> Flight:
@@ -74,7 +74,8 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
 
     ``scenario`` is a scenario TOML (naming its docking unit; it may hold run tables too) or
     a unit's scenario object (then ``unit`` names the unit); ``config`` is a run TOML or its
-    tables as a mapping. ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps,
+    tables as a mapping; ``telemetry`` may also be a record already read
+    (:class:`recon.telemetry.Telemetry`). ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps,
     mcmc, ...). Input errors name the file.
     """
     if isinstance(scenario, (str, os.PathLike)):
@@ -88,7 +89,7 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
         extra = dict(config) if isinstance(config, Mapping) else load_toml(config)
         src = "run configuration" if isinstance(config, Mapping) else str(config)
         run = {**run, **extra}
-    record = load_telemetry(telemetry)
+    record = telemetry if isinstance(telemetry, Telemetry) else load_telemetry(telemetry)
     try:
         run, filled = complete_run(run, unit, record)
         cfg = RunConfig.from_dict(run, **overrides)

@@ -357,6 +357,13 @@ def test_validate_with_the_scenario_refuses_what_reconstruct_refuses(cli_run, tm
     check_one_error(r, code=2, names=["no_contact.csv"], tmp_path=out, before=set())
     ok = cli_run("validate", FLIGHT, "--scenario", SCENARIO, "--config", RUN)
     assert ok.exit_code == 0 and "usable" in ok.stdout
+    # a record with warnings (the realistic flight's gyro dropout): each said once, on stderr
+    real = FLIGHT.parent / "realistic" / "nominal.parquet"
+    w = cli_run("validate", real, "--scenario", SCENARIO, "--config",
+                real.parent / "run.toml")
+    lines = w.stderr.strip().splitlines()
+    assert w.exit_code == 0 and len(lines) == 6 and len(set(lines)) == 6, lines
+    assert all(line.startswith(f"warning: {real}: row 896, ") for line in lines)
 
 
 @pytest.mark.parametrize("kind", ["missing", "no_result", "not_json", "foreign_json",

@@ -34,19 +34,21 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
     passes is one that reconstruct accepts with them, and the reverse."""
     import json as _json
 
-    from recon.telemetry import read_telemetry
+    from recon.telemetry import Telemetry, read_telemetry
 
     if config is not None and scenario is None:
         from models.errors import InputError
 
         raise InputError("needs --scenario", key="--config")
-    reports = [read_telemetry(path, max_gap=max_gap)[1] for path in telemetry]
+    read = [read_telemetry(path, max_gap=max_gap) for path in telemetry]
+    reports = [report for _, report in read]
     if scenario is not None and all(r.usable for r in reports):
         # what reconstruct does before its first model evaluation: an InputError here is
-        # what reconstruct would refuse, with the same message and exit code
+        # what reconstruct would refuse, with the same message and exit code (the record as
+        # read above: read once, its findings said once)
         from recon.flight import flight_problem
 
-        flight_problem(list(telemetry), scenario, config=config)
+        flight_problem(Telemetry.merge([tel for tel, _ in read]), scenario, config=config)
     if as_json:
         docs = [r.to_dict() for r in reports]
         click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
