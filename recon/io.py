@@ -371,15 +371,42 @@ def read_json(path: str | os.PathLike) -> Any:
 # --------------------------------------------------------------------------------------------
 # provenance
 # --------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def source_revision() -> str | None:
+    """The git commit of the dockrecon source tree this process runs (12 hex digits, with
+    ``+dirty`` when tracked files differ from it), or None outside a git checkout (an
+    installed wheel) or without git."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=10)
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if rev.returncode != 0 or not rev.stdout.strip():
+        return None
+    return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
 def versions() -> dict[str, str]:
-    """Versions of dockrecon, Python and the numerical libraries, for result files."""
+    """Versions of dockrecon (and its source commit when run from a git checkout:
+    ``dockrecon_source``), Python and the numerical libraries, for result files."""
     from importlib import metadata
 
     out = {"python": platform.python_version(), "platform": platform.platform()}
     for dist in ("dockrecon", "numpy", "scipy", "numba", "pandas", "pyarrow", "emcee",
-                 "matplotlib"):
+                 "matplotlib", "arviz", "h5py"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
+    rev = source_revision()
+    if rev is not None:
+        out["dockrecon_source"] = rev
     return out

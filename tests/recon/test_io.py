@@ -1,4 +1,6 @@
 """File boundary: units converted on read, atomic writes, errors naming file, row, column."""
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,3 +121,18 @@ def test_column_without_unit_is_taken_as_si(tmp_path):
     frame, units = read_table(path, {"t": "s", "u": "1"})
     assert units == {"t": None, "u": None}
     np.testing.assert_allclose(frame["u"], [0.5, 0.25])
+
+
+def test_versions_name_the_source_commit_in_a_git_checkout():
+    import subprocess
+
+    from recon.io import versions
+
+    root = Path(__file__).resolve().parents[2]
+    v = versions()
+    assert v["numpy"] == np.__version__ and v["arviz"] != "not installed"
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert v["dockrecon_source"].split("+")[0] == head[:12]
