@@ -51,9 +51,9 @@ def cli(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from recon.cli import flight, identify, simulate, tools
+    from recon.cli import campaign, flight, identify, simulate, tools
 
-    for module in (simulate, identify, flight, tools):
+    for module in (simulate, identify, flight, campaign, tools):
         for command in module.COMMANDS:
             cli.add_command(command)
 

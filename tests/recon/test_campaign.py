@@ -1,0 +1,207 @@
+"""Campaigns (recon.campaign, ``dockrecon campaign``): the manifest and its errors, the
+catalog of a result, and whole campaigns on an embedded 2-worker Dask cluster: the same
+numbers as serial ``reconstruct`` runs with the same seeds, refused flights recorded without
+stopping the campaign, ``--resume`` keeping finished flights."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from models.errors import InputError
+from recon.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, load_manifest,
+                            spec_digest)
+
+ROOT = Path(__file__).resolve().parents[2]
+FLIGHTS = ROOT / "telemetry_samples" / "flights"
+SCENARIO = ROOT / "models" / "probe_cone" / "presets" / "reference.toml"
+STORED = ROOT / "tests" / "reports" / "data" / "reconstruction" / "result.json"
+
+#: a run configuration that reconstructs a shipped 5-s flight in well under a minute: the
+#: shipped priors and sensor model with a small screen, a short polish and few importance
+#: draws (numbers far from calibrated; the test compares the campaign with serial runs)
+FAST = {"screen": "32", "keep": "2", "max_nfev": "12", "pre_nfev": "6", "importance": "200",
+        "draws": "10", "search_retries": "0"}
+
+
+def _fast_config(tmp_path: Path, name: str = "run.toml") -> Path:
+    text = (FLIGHTS / "run.toml").read_text()
+    out = []
+    for line in text.splitlines():
+        key = line.split("=")[0].strip()
+        out.append(f"{key} = {FAST[key]}" if key in FAST and "=" in line else line)
+    path = tmp_path / name
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def _manifest(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "campaign.toml"
+    path.write_text(body)
+    return path
+
+
+def test_manifest_flights_globs_defaults_and_relative_paths(tmp_path):
+    cfg = _fast_config(tmp_path)
+    for n in ("nominal", "misaligned"):
+        shutil.copy(FLIGHTS / f"{n}.parquet", tmp_path / f"{n}.parquet")
+        shutil.copy(FLIGHTS / f"{n}.truth.json", tmp_path / f"{n}.truth.json")
+    (tmp_path / "sub").mkdir()
+    shutil.copy(FLIGHTS / "slow.parquet", tmp_path / "sub" / "slow.parquet")
+    m = _manifest(tmp_path, f"""
+[defaults]
+scenario = "{SCENARIO}"
+config = "run.toml"
+seed = 3
+[defaults.options]
+mcmc = false
+
+[[flight]]
+name = "first"
+telemetry = "nominal.parquet"
+truth = "nominal.truth.json"
+seed = 5
+options = {{ starts = 2 }}
+
+[[glob]]
+pattern = "*.parquet"
+
+[[glob]]
+pattern = "sub/*.parquet"
+config = "{FLIGHTS / 'slow.run.toml'}"
+""")
+    specs = load_manifest(m)
+    assert [s.name for s in specs] == ["first", "misaligned", "nominal", "slow"]
+    first = specs[0]
+    assert first.seed == 5 and first.options == {"mcmc": False, "starts": 2}
+    assert first.telemetry == (str(tmp_path / "nominal.parquet"),)
+    assert first.truth == str(tmp_path / "nominal.truth.json") and first.config == str(cfg)
+    assert specs[1].seed == 3 and specs[1].truth == str(tmp_path / "misaligned.truth.json")
+    assert specs[3].truth is None and specs[3].config == str(FLIGHTS / "slow.run.toml")
+    # the digest follows the files' contents and the settings, not the paths' spelling
+    d = spec_digest(first)
+    assert d == spec_digest(FlightSpec(**{**first.to_dict(),
+                                          "telemetry": tuple(first.telemetry)}))
+    assert d != spec_digest(FlightSpec(**{**first.to_dict(), "telemetry": first.telemetry,
+                                          "seed": 6}))
+    cfg.write_text(cfg.read_text() + "\n# edited\n")
+    assert d != spec_digest(first)
+
+
+@pytest.mark.parametrize("body, key, what", [
+    ('[[flight]]\nname = "a"\ntelemetry = "x.parquet"\nscenario = "S"', "flight[0].telemetry",
+     "no such file"),
+    ('[defaults]\nscenario = "S"\nbogus = 1', "defaults.bogus", "unknown key"),
+    ('[[flight]]\nname = "a/b"\ntelemetry = "T"\nscenario = "S"', "flight[0].name",
+     "letters, digits"),
+    ('[[flight]]\nname = "a"\ntelemetry = "T"\nscenario = "S"\noptions = { steps = -1 }',
+     "flight[0].options.steps", "whole number"),
+    ('[[flight]]\nname = "a"\ntelemetry = "T"\nscenario = "S"\noptions = { gibbs = 1 }',
+     "flight[0].options.gibbs", "unknown option"),
+    ('[[flight]]\nname = "a"\ntelemetry = "T"\nscenario = "S"\n'
+     '[[flight]]\nname = "a"\ntelemetry = "T"\nscenario = "S"', "flight", "two flights"),
+    ('[[glob]]\npattern = "none/*.parquet"\nscenario = "S"', "glob[0].pattern",
+     "matches no file"),
+    ('[[flight]]\nname = "a"\ntelemetry = "T"', "flight[0].scenario", "no scenario"),
+    ("", None, "no flights"),
+])
+def test_manifest_errors_name_the_file_and_key(tmp_path, body, key, what):
+    (tmp_path / "T").write_text("t")
+    (tmp_path / "S").write_text("s")
+    m = _manifest(tmp_path, body)
+    with pytest.raises(InputError, match=what) as err:
+        load_manifest(m)
+    assert err.value.source == str(m) and err.value.key == key
+
+
+def test_catalog_rows_of_a_result_and_of_a_refused_flight():
+    doc = json.loads(STORED.read_text())
+    free = [n for n, p in doc["parameters"].items() if p["prior"]["kind"] != "fixed"]
+    p = doc["parameters"]["rel_vel_x"]
+    truth = {"rel_vel_x": p["ci68"][1], "rel_pos_y": doc["parameters"]["rel_pos_y"]["ci95"][1]
+             + 1.0}
+    rows = catalog_rows("nominal", doc, truth=truth, wall_s=12.5)
+    assert [r["parameter"] for r in rows] == free
+    r = {row["parameter"]: row for row in rows}
+    v = r["rel_vel_x"]
+    assert (v["map"], v["median"], v["ci95_lo"], v["unit"]) == (p["map"], p["median"],
+                                                                p["ci95"][0], "m/s")
+    assert v["in68"] and v["in95"] and v["z"] == pytest.approx(
+        (p["ci68"][1] - p["median"]) / (0.5 * (p["ci68"][1] - p["ci68"][0])))
+    assert not r["rel_pos_y"]["in95"] and r["rel_roll"]["truth"] is None
+    assert v["status"] == "ok" and v["method"] == "mcmc" and "mcmc step_limit" in \
+        v["diagnostics"] and v["wall_s"] == 12.5
+    bad = catalog_rows("broken", None, status="error", reason="x.parquet: empty file")
+    assert len(bad) == 1 and bad[0]["parameter"] is None and bad[0]["status"] == "error"
+    assert bad[0]["status_reason"] == "x.parquet: empty file"
+
+
+def _two_flight_manifest(tmp_path: Path, *, broken: bool = False) -> Path:
+    cfg = _fast_config(tmp_path)
+    flights = "".join(f"""
+[[flight]]
+name = "{n}"
+telemetry = "{FLIGHTS / f'{n}.parquet'}"
+truth = "{FLIGHTS / f'{n}.truth.json'}"
+""" for n in ("nominal", "misaligned"))
+    if broken:
+        (tmp_path / "empty.parquet").write_bytes(b"")
+        flights += '\n[[flight]]\nname = "broken"\ntelemetry = "empty.parquet"\n'
+    return _manifest(tmp_path, f"""
+[defaults]
+scenario = "{SCENARIO}"
+config = "{cfg}"
+seed = 2
+[defaults.options]
+mcmc = false
+""" + flights)
+
+
+def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_run, tmp_path):
+    """Two shipped flights and one empty file on a 2-worker LocalCluster: each flight's
+    result equals a serial ``reconstruct`` with the same seed and settings (MAP and intervals
+    to the last digit: the same computation), the empty file is recorded as refused with
+    reconstruct's own one-line reason and exit code 3 says a flight is not reconstructed;
+    ``--resume`` redoes nothing complete."""
+    m = _two_flight_manifest(tmp_path, broken=True)
+    out = tmp_path / "camp"
+    r = cli_run("campaign", m, "-o", out, "--workers", "2")
+    assert r.exit_code == 3, r.output
+    assert "1 flight(s) not reconstructed: broken" in r.stderr and "Traceback" not in r.output
+    assert "campaign: 3/3" not in r.stderr and "2/3 done" in r.stderr
+    cat = pd.read_parquet(out / "catalog.parquet")
+    doc = json.loads((out / "campaign.json").read_text())
+    assert doc["flights"]["broken"]["state"] == "error"
+    assert "empty.parquet" in doc["flights"]["broken"]["reason"]
+    assert cat[cat.flight == "broken"].parameter.isna().all()
+    for name in ("nominal", "misaligned"):
+        serial = tmp_path / f"serial_{name}"
+        s = cli_run("-q", "reconstruct", FLIGHTS / f"{name}.parquet", "--scenario", SCENARIO,
+                    "--config", tmp_path / "run.toml", "--seed", 2, "--no-mcmc", "-o", serial)
+        assert s.exit_code == 0, s.output
+        want = json.loads((serial / "result.json").read_text())
+        got = json.loads((out / name / "result.json").read_text())
+        assert got["parameters"] == want["parameters"], name
+        assert (out / name / "report.html").exists() and (out / name / FLIGHT_STAMP).exists()
+        rows = cat[cat.flight == name].set_index("parameter")
+        for pname, p in want["parameters"].items():
+            if p["prior"]["kind"] == "fixed":
+                continue
+            assert rows.loc[pname, "median"] == p["median"]
+            assert rows.loc[pname, "ci95_hi"] == p["ci95"][1]
+        truth = json.loads((FLIGHTS / f"{name}.truth.json").read_text())["parameters"]
+        assert rows.loc["rel_vel_x", "truth"] == truth["rel_vel_x"]
+    # resume: the two complete flights are kept (their files untouched), the refused one
+    # is tried again
+    before = {n: (out / n / "result.json").stat().st_mtime_ns for n in ("nominal",
+                                                                         "misaligned")}
+    r2 = cli_run("campaign", m, "-o", out, "--workers", "1", "--resume")
+    assert r2.exit_code == 3
+    assert before == {n: (out / n / "result.json").stat().st_mtime_ns for n in before}
+    doc2 = json.loads((out / "campaign.json").read_text())
+    assert doc2["flights"]["nominal"]["resumed"] and doc2["counts"]["done"] == 2
+    assert pd.read_parquet(out / "catalog.parquet").equals(cat.assign(
+        wall_s=pd.read_parquet(out / "catalog.parquet").wall_s))
