@@ -3,11 +3,12 @@ post-flight reconstruction of a docking."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import click
 
 from recon.cli.options import (EXIT_STATUS, Progress, common_options, config_option, input_path,
-                               end_with_report, output_option, say, seed_option)
+                               output_option, say, seed_option)
 
 __all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd"]
 
@@ -104,34 +105,30 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
     result and its report are written and say why)."""
     from models.errors import InputError
-    from recon.flight import reconstruct_flight
-    from recon.outputs import replaced_whole, resumable
+    from recon.flight import reconstruct_into
+    from recon.outputs import resumable
 
     if resume and not resumable(output):
         raise InputError("nothing to resume: no chains of an earlier run (chains.h5) here "
                          "or in its interrupted run", key="--resume", source=output)
     progress = Progress("reconstruct")
-    # built in .DIR.partial and swapped in whole at the end (recon.outputs): a kill leaves
-    # DIR as it was and the staging directory for --resume
-    with replaced_whole(output, resume=resume) as stage:
-        try:
-            res = reconstruct_flight(list(telemetry), scenario, stage, config=config,
-                                     seed=seed, walkers=walkers, steps=steps, resume=resume,
-                                     mcmc=not no_mcmc, mcmc_below_ess=mcmc_below_ess,
-                                     starts=starts, max_nfev=max_nfev, progress=progress)
-        except InputError as exc:   # name the user's directory, not the staging one
-            if exc.source and str(stage) in str(exc.source):
-                exc.source = f"{output} (--resume)"
-            raise
-        finally:
-            progress.close()
-        diag = res.diagnostics
-        how = diag["method"]
-        if how == "mcmc":
-            how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
-        elif "mcmc_skipped" in diag:
-            how += f" (no MCMC: {diag['mcmc_skipped']})"
-        end_with_report(stage, shown_as=output)
+    # built in .DIR.partial, report included, and swapped in whole at the end
+    # (recon.outputs): a kill leaves DIR as it was and the staging directory for --resume
+    try:
+        res, report = reconstruct_into(output, list(telemetry), scenario, config=config,
+                                       seed=seed, walkers=walkers, steps=steps, resume=resume,
+                                       mcmc=not no_mcmc, mcmc_below_ess=mcmc_below_ess,
+                                       starts=starts, max_nfev=max_nfev, progress=progress)
+    finally:
+        progress.close()
+    diag = res.diagnostics
+    how = diag["method"]
+    if how == "mcmc":
+        how += f" ({diag['mcmc']['status']}: {diag['mcmc']['reason']})"
+    elif "mcmc_skipped" in diag:
+        how += f" (no MCMC: {diag['mcmc_skipped']})"
+    for name in report:
+        say(f"report: {Path(output) / name}")
     say(f"{output}/result.json written; intervals from {how}")
     if res.status != "ok":
         click.echo(f"error: {output}: reconstruction {res.status.upper()}: {res.status_reason}",
