@@ -78,11 +78,16 @@ def result_kind(data: dict) -> str | None:
     return None
 
 
+#: the result file a directory's report is built from, in order of preference
+DIRECTORY_RESULTS = ("result.json", "calibration.json", "campaign.json")
+
+
 def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, *,
                    directory: str | os.PathLike | None = None) -> list[Path]:
     """Rebuild the report of a result directory (its ``result.json``) or of a result file.
 
-    The report is written as ``report.<format>`` (for a directory) or ``<stem>.<format>``
+    The report is written as ``report.<format>`` (for a directory: the first of
+    :data:`DIRECTORY_RESULTS` it holds) or ``<stem>.<format>``
     (for a file ``<stem>.json``) beside the result file, or into ``directory``.
     """
     import reports.builders  # noqa: F401  (registers the builders)
@@ -90,8 +95,11 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, 
 
     path = Path(result)
     if path.is_dir():
-        path = path / "result.json"
         stem = "report"
+        # a flight's result; a calibration study's (recon.study) or a campaign's
+        # (recon.campaign) directory, which have no result.json of their own
+        path = next((path / f for f in DIRECTORY_RESULTS if (path / f).exists()),
+                    path / "result.json")
         if not path.exists():
             raise InputError("no result.json in this directory (an incomplete or foreign run?)",
                              source=str(path.parent))
