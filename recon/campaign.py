@@ -48,6 +48,7 @@ contents and its settings) and redoes the rest.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob as _glob
 import hashlib
@@ -63,7 +64,8 @@ from typing import Any
 from models.errors import InputError
 
 __all__ = ["FlightSpec", "load_manifest", "spec_digest", "catalog_rows", "run_campaign",
-           "CATALOG_COLUMNS", "FLIGHT_STAMP", "OPTION_KEYS"]
+           "reconstruct_one", "read_truth", "completed", "CATALOG_COLUMNS", "FLIGHT_STAMP",
+           "OPTION_KEYS"]
 
 log = logging.getLogger("dockrecon.campaign")
 
@@ -353,6 +355,58 @@ def completed(spec: FlightSpec, out: Path) -> dict[str, Any] | None:
     return stamp
 
 
+@contextlib.contextmanager
+def _flight_logs(name: str):
+    """dockrecon's log lines name the flight while it runs (a worker runs one flight at a
+    time, and its lines reach the campaign's stderr among the other workers')."""
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args, **kwargs):
+        record = previous(*args, **kwargs)
+        if record.name.startswith("dockrecon"):
+            record.msg = f"flight {name}: {record.msg}"
+        return record
+
+    logging.setLogRecordFactory(factory)
+    try:
+        yield
+    finally:
+        logging.setLogRecordFactory(previous)
+
+
+def reconstruct_one(spec, out: str) -> dict:
+    """The campaign's per-flight job (runs on a Dask worker): what ``dockrecon reconstruct``
+    does for one flight (:func:`recon.flight.reconstruct_into`), into ``out/<flight>``
+    replaced whole with its report and its stamp (:data:`FLIGHT_STAMP`, also returned). A
+    flight whose input is refused returns status ``error`` with the one-line reason instead
+    of raising: the campaign goes on."""
+    from models.errors import InputError
+    from recon.flight import reconstruct_into
+
+    t0 = time.time()
+    digest = spec_digest(spec)
+    opts = dict(spec.options)
+    stamp: dict = {"digest": digest}
+
+    def stamped(res) -> dict:
+        stamp.update(status=res.status, reason=res.status_reason, warnings=list(res.warnings),
+                     wall_s=round(time.time() - t0, 2))
+        return {FLIGHT_STAMP: stamp}
+
+    try:
+        with _flight_logs(spec.name):
+            reconstruct_into(Path(out) / spec.name, list(spec.telemetry), spec.scenario,
+                             extra=stamped, config=spec.config, seed=spec.seed,
+                             walkers=opts.get("walkers"), steps=opts.get("steps"),
+                             mcmc=opts.get("mcmc", True),
+                             mcmc_below_ess=opts.get("mcmc_below_ess"),
+                             starts=opts.get("starts"), max_nfev=opts.get("max_nfev"))
+    except InputError as exc:     # DataError too: the flight's input, not the campaign
+        return {"digest": digest, "status": "error", "reason": str(exc),
+                "wall_s": round(time.time() - t0, 2)}
+    return stamp
+
+
 #: ``worker(spec, out_dir) -> stamp``: reconstruct one flight into ``out_dir / spec.name`` and
 #: return its stamp (what :data:`FLIGHT_STAMP` holds: digest, status, reason, wall_s)
 Worker = Callable[[FlightSpec, str], dict]
@@ -382,7 +436,8 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
 def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Worker, *,
                  workers: int | None = None, scheduler: str | None = None,
                  resume: bool = False, settings: Mapping[str, Any] | None = None,
-                 progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+                 progress: Callable[[dict], None] | None = None,
+                 on_flight: Callable[[str, dict], None] | None = None) -> dict[str, Any]:
     """Reconstruct every flight of ``specs`` into ``out`` with ``worker`` on Dask (module
     docstring) and write the catalog; returns the ``campaign.json`` document.
 
@@ -405,6 +460,9 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
     progress
         Called with the counts ``{"done", "running", "failed", "total", "eta_s"}`` after
         every flight.
+    on_flight
+        Called with a flight's name and state (its stamp, ``state``) when it ends, after the
+        catalog is written.
     """
     from distributed import as_completed
 
@@ -475,6 +533,8 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
                                      "status": "error", "reason": f"{kind}: {exc}"}
                 log.error("flight %s: %s", spec.name, states[spec.name]["reason"])
             write()
+            if on_flight is not None:
+                on_flight(spec.name, states[spec.name])
             report(min(pending, workers or pending))
     finally:
         _close(client, cluster)
