@@ -21,7 +21,7 @@ Usage::
         [--window 1.0]
 
 ``FLIGHT.truth.json`` must lie beside the telemetry (as ``dockrecon samples generate`` and
-``calibration_docking.py --keep`` write them). Prints a table; writes nothing.
+``dockrecon study calibration`` writes them in ``DIR/telemetry/``). Prints a table; writes nothing.
 """
 from __future__ import annotations
 

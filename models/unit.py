@@ -145,6 +145,15 @@ class DockingUnit(abc.ABC):
     summary_quantities: tuple[tuple[str, str, str], ...] = ()
     absorber_figure: tuple[str, tuple[tuple[tuple[str, str], ...], ...]] | None = None
     absorber_loops: tuple[tuple[str, str, str, str], ...] = ()
+    #: ``"package.module:function"`` of the unit's flight recorder for simulation studies
+    #: (:mod:`recon.study`), imported on use; "" when it has none. Called as
+    #: ``recorder(name, directory, initial, *, scenario, seed, rng, records, clock_offset,
+    #: duration, horizon) -> (telemetry files, truth {parameter: value [SI]})``: simulate the
+    #: scenario from ``initial`` and record it with the unit's observation model (``records``
+    #: ``"realistic"``: as a flight recorder, approach and clock included; ``"cut"``: the
+    #: model window of ``duration`` [s] with telemetry time = simulation time +
+    #: ``clock_offset``)
+    recorder: str = ""
 
     # -- scenario and kernel -----------------------------------------------------------------
     @abc.abstractmethod

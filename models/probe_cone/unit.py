@@ -156,6 +156,8 @@ class ProbeConeUnit(DockingUnit):
         ("absorber_yaw_moment", "absorber yaw moment", "gimbal_yaw", "gimbal yaw"),
     )
 
+    recorder = "telemetry_samples.flights.generate:record_study_flight"
+
     def scenario(self, table: Mapping[str, Any]) -> Scenario:
         return Scenario.from_dict(table)
 

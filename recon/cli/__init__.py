@@ -1,8 +1,8 @@
 """The ``dockrecon`` command line: parse, call one library function, print.
 
 One module per command group (:mod:`recon.cli.simulate`, :mod:`recon.cli.identify`,
-:mod:`recon.cli.flight` (validate, reconstruct), :mod:`recon.cli.tools` (samples, report,
-bench)); the options every command shares and the progress report are
+:mod:`recon.cli.flight` (validate, reconstruct), :mod:`recon.cli.campaign`,
+:mod:`recon.cli.study`, :mod:`recon.cli.tools` (samples, report, bench)); the options every command shares and the progress report are
 :mod:`recon.cli.options`.
 
 Exit codes
@@ -51,9 +51,9 @@ def cli(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from recon.cli import campaign, flight, identify, simulate, tools
+    from recon.cli import campaign, flight, identify, simulate, study, tools
 
-    for module in (simulate, identify, flight, campaign, tools):
+    for module in (simulate, identify, flight, campaign, study, tools):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -46,7 +46,8 @@ from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry
 
 __all__ = ["FLIGHTS", "REALISTIC", "OBSERVATION", "generate_flight", "record_flight",
-           "approach_start", "record_long_flight", "generate", "generate_realistic"]
+           "approach_start", "record_long_flight", "generate", "generate_realistic",
+           "record_study_flight", "STUDY_RECORDER"]
 
 #: Truth of each flight: initial conditions (SI) that differ from the reference, the clock
 #: offset [s] and the simulated duration [s].
@@ -327,6 +328,43 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
                                              for c in model.channels}}},
                out_dir / f"{name}.truth.json")
     return paths
+
+
+#: The recorder of a calibration study's realistic flights (:func:`record_study_flight`):
+#: seconds of approach before the start plane and the record's clock at its start drawn
+#: uniformly in these ranges, seconds kept after capture
+STUDY_RECORDER = {"approach": (3.0, 10.0), "record_start": (-100.0, 5000.0),
+                  "after_capture": 20.0}
+
+
+def record_study_flight(name: str, out_dir: str | os.PathLike, initial: dict, *, scenario,
+                        seed: int, rng: np.random.Generator, records: str = "realistic",
+                        clock_offset: float = 0.0, duration: float = 5.0,
+                        horizon: float = 15.0) -> tuple[list[Path], dict[str, float]]:
+    """The probe-cone unit's flight recorder for simulation studies
+    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.study`).
+
+    ``records = "realistic"``: :func:`record_long_flight` with an approach and a record start
+    drawn from ``rng`` in the ranges of :data:`STUDY_RECORDER`; ``"cut"``:
+    :func:`record_flight` of ``duration`` [s] with ``clock_offset`` [s]. ``seed`` seeds the
+    sensor noise and the dropout times. Returns the telemetry file(s) and the truth (the
+    initial conditions at the start plane and the clock offset, SI)."""
+    import json
+
+    out_dir = Path(out_dir)
+    if records == "realistic":
+        approach = float(rng.uniform(*STUDY_RECORDER["approach"]))
+        start = float(rng.uniform(*STUDY_RECORDER["record_start"]))
+        paths = record_long_flight(name, out_dir, seed, initial, approach=approach,
+                                   after_capture=STUDY_RECORDER["after_capture"],
+                                   record_start=start, scenario=scenario, horizon=horizon)
+    elif records == "cut":
+        paths = [record_flight(name, out_dir, seed, initial, clock_offset, duration,
+                               scenario=scenario)]
+    else:
+        raise ValueError(f"records must be 'realistic' or 'cut', got {records!r}")
+    truth = json.loads((out_dir / f"{name}.truth.json").read_text())["parameters"]
+    return paths, {k: float(v) for k, v in truth.items()}
 
 
 #: The realistic records of :data:`FLIGHTS` (module docstring): seconds of approach before the

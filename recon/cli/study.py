@@ -1,0 +1,114 @@
+"""``dockrecon study calibration``: simulation-based calibration of the reconstruction on a
+Dask cluster (:mod:`recon.study`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from recon.cli.campaign import check_executor, executor_options, progress_printer
+from recon.cli.options import (Group, common_options, config_option, end_with_report,
+                               input_path, output_option, say, seed_option)
+
+__all__ = ["COMMANDS", "study", "calibration_cmd"]
+
+
+@click.group(cls=Group)
+@common_options
+def study() -> None:
+    """Validation studies of the reconstruction over simulated flights."""
+
+
+@study.command("calibration")
+@common_options
+@click.option("--scenario", required=True, callback=input_path,
+              type=click.Path(dir_okay=False, path_type=str),
+              help="Scenario TOML: names the docking unit; the flights are simulated from it.")
+@config_option("the run TOML whose priors the truths are drawn from and with which every "
+               "flight is reconstructed", required=True)
+@click.option("--flights", type=click.IntRange(min=1, max=100_000), required=True,
+              help="Number of flights.")
+@output_option("the study directory (telemetry/ with the simulated flights and their truth, "
+               "one result directory per flight, catalog.parquet, calibration.json, the "
+               "report)", file_okay=False, dir_okay=True, metavar="DIR")
+@seed_option(7)
+@click.option("--records", type=click.Choice(["realistic", "cut"]), default="realistic",
+              show_default=True,
+              help="Flight records as a flight recorder makes them (approach, 20 s after "
+                   "capture, own clock) or cut to the model window.")
+@click.option("--no-mcmc", is_flag=True, help="No emcee: importance sampling or Laplace "
+                                              "intervals (as reconstruct --no-mcmc).")
+@click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="N", help="emcee only for the flights whose importance sampling has an "
+                                "effective sample size below N (as reconstruct).")
+@click.option("--steps", type=click.IntRange(min=1), default=None,
+              help="emcee step limit per ensemble (as reconstruct).")
+@executor_options
+@click.pass_context
+def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int, output: str,
+                    seed: int, records: str, no_mcmc: bool, mcmc_below_ess: float | None,
+                    steps: int | None, workers: int | None, scheduler: str | None,
+                    resume: bool) -> None:
+    """Draw FLIGHTS truths from the priors of --config, simulate and record each flight with
+    the unit's observation model, reconstruct every one (a campaign on Dask) and write the
+    coverage of the 68 % and 95 % intervals (DIR/calibration.json) and its report.
+
+    Exit 0 when every flight is reconstructed and no parameter's coverage is low for the
+    table as a whole (family-wise at 5 %); 3 otherwise (calibration.json says which)."""
+    from recon.study import StudySettings, run_study
+
+    check_executor(workers, scheduler)
+    options = {"mcmc": not no_mcmc}
+    if mcmc_below_ess is not None:
+        options["mcmc_below_ess"] = float(mcmc_below_ess)
+    if steps is not None:
+        options["steps"] = int(steps)
+    settings = StudySettings(scenario=str(Path(scenario).resolve()),
+                             config=str(Path(config).resolve()), flights=flights, seed=seed,
+                             records=records, options=options)
+    say(f"study calibration: {flights} flights ({records} records), seed {seed}")
+    doc = run_study(settings, output, workers=workers, scheduler=scheduler, resume=resume,
+                    progress=progress_printer("study calibration"))
+    end_with_report(output)
+    say(f"{output}/calibration.json written")
+    click.echo(summary_text(doc))
+    low = [n for n, r in doc["table"].items() if r["low_familywise"]]
+    counts = doc.get("campaign") or {}
+    failed = counts.get("failed", 0) + counts.get("implausible", 0)
+    if low or failed:
+        why = []
+        if low:
+            why.append(f"coverage low for the table as a whole: {', '.join(low)}")
+        if failed:
+            why.append(f"{failed} flight(s) not reconstructed")
+        click.echo(f"error: {output}: {'; '.join(why)}", err=True)
+        ctx.exit(3)
+
+
+def summary_text(doc: dict) -> str:
+    """The coverage table of a study as text (stdout)."""
+    n = doc["n_flights"]
+    lines = []
+    lr = doc["pooled"].get("likelihood_ratio")
+    if lr:
+        lines.append(f"likelihood ratio of the truth over {lr['n']} flights: mean "
+                     f"{lr['mean']:.1f} (chi2_{lr['dof']}: {lr['dof']}), inside chi2 95 %: "
+                     f"{lr['inside95']:.2f}, search failures {lr['search_failures']}")
+    joint = doc.get("joint")
+    if joint:
+        lines.append(f"joint region of the initial conditions (chi2_{joint['dof']}): 68 % "
+                     f"{joint['coverage68']:.2f}, 95 % {joint['coverage95']:.2f} over "
+                     f"{joint['n']} flights")
+    if n:
+        lines.append(f"coverage over {n} flights (sampling error at nominal: 68 %: "
+                     f"{(0.68 * 0.32 / n) ** 0.5:.3f}, 95 %: {(0.95 * 0.05 / n) ** 0.5:.3f})")
+    lines.append(f"{'parameter':14s} {'ci68':>6s} {'ci95':>6s} {'p_low68':>8s} {'p_low95':>8s}")
+    for name, row in doc["table"].items():
+        lines.append(f"{name:14s} {row['coverage68']:6.2f} {row['coverage95']:6.2f} "
+                     f"{row['p_low68']:8.3f} {row['p_low95']:8.3f}"
+                     + ("  LOW" if row["low"] else "")
+                     + (" (also family-wise)" if row["low_familywise"] else ""))
+    return "\n".join(lines)
+
+
+COMMANDS = (study,)

@@ -1,0 +1,406 @@
+"""Simulation-based calibration of the reconstruction: ``dockrecon study calibration``.
+
+Does the 68 % (95 %) interval of each parameter hold the truth 68 % (95 %) of the time, over
+flights whose truth is drawn from the very priors the reconstruction uses? The study:
+
+1. draws the free parameters of the run configuration from their priors with a seeded
+   generator (``numpy.random.default_rng(seed)``; flight ``i``'s draw depends on every draw
+   before it, so the same seed gives the same flights in the same order), and keeps a draw
+   only if the scenario captures: within :data:`HORIZON` s of the start plane for
+   ``records = "realistic"``, at least 1 s before the end of the model window for ``"cut"``.
+   The kept draws are draws from the prior conditioned on capture; a flight without capture
+   has zero likelihood under the recorded capture edge, so the posterior computed with the
+   full prior equals the one under the conditioned prior and nominal coverage is still the
+   target;
+2. records each flight with the docking unit's flight recorder (:attr:`DockingUnit.recorder`:
+   its observation model - noise, quantization, sample rates, dropouts, clock offset - and,
+   for ``"realistic"`` records, an approach before the start plane and 20 s after capture on
+   the vehicle's clock), written to ``DIR/telemetry/<flight>.parquet`` with its truth;
+3. reconstructs every flight as a campaign (:mod:`recon.campaign`: Dask, ``--workers`` /
+   ``--scheduler``, ``--resume``) into ``DIR/<flight>/``, with seed ``i`` for flight ``i``;
+4. scores each flight against its truth (:func:`score_flight`): per parameter inside the
+   68 / 95 % interval or not and the standardised error ``z``; the initial conditions jointly
+   (:func:`recon.validation.joint_check`, the posterior's Gaussian region, chi-square with as
+   many degrees of freedom as initial conditions); the truth's likelihood-ratio statistic
+   ``2 (cost(truth) - best cost)``, chi-square with as many degrees of freedom as free
+   parameters when the likelihood is right and the search found the optimum (negative: the
+   search missed a better basin);
+5. writes the coverage table (:func:`coverage`) to ``DIR/calibration.json`` after every
+   flight, and the study's report at the end.
+
+Coverage of each parameter is a binomial proportion: with N flights its sampling standard
+error at the nominal level p is ``sqrt(p (1 - p) / N)``. A parameter is ``low`` when its
+coverage is more than 2 such errors below nominal; that rule tests each of the 2 x (free
+parameters) cells at about 2.3 %, so a calibrated engine has at least one ``low`` cell in
+roughly 40 % of studies of 12 parameters. Each row therefore also carries the one-sided
+binomial probability of so few hits (``p_low68``, ``p_low95``) and ``low_familywise``: the
+same test at 5 % for the table as a whole (Bonferroni, a cell below 0.05 / cells).
+
+Scope. The study simulates the drawn initial conditions; a run configuration that frees any
+other model parameter (a mechanism characteristic) is refused, because the recorder would
+not simulate the drawn value of it. The clock offset of a realistic record is set by the
+recorder (the record's clock at the start plane), not drawn.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.errors import InputError
+
+__all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "coverage",
+           "run_study", "calibrate_one", "HORIZON", "RECORDS"]
+
+#: [s] a realistic study flight must capture within this time of the start plane
+HORIZON = 15.0
+#: record shapes: as a flight recorder records (approach, 20 s after capture, own clock), or
+#: cut to the model window (the shipped 5-s flights)
+RECORDS = ("realistic", "cut")
+#: draws tried per flight before the study gives up on finding one that captures
+MAX_TRIES = 200
+
+
+@dataclasses.dataclass(frozen=True)
+class StudySettings:
+    """What defines a calibration study (recorded in ``calibration.json``; ``--resume``
+    refuses a directory made with other settings).
+
+    Attributes
+    ----------
+    scenario, config
+        Scenario and run configuration TOML (absolute paths).
+    flights
+        Number of flights.
+    seed
+        Seed of the draws and of the recorder (flight ``i``: recorder seed
+        ``seed * 1000 + i``, reconstruction seed ``i``).
+    records
+        ``"realistic"`` or ``"cut"`` (:data:`RECORDS`).
+    options
+        Reconstruct options of every flight (:data:`recon.campaign.OPTION_KEYS`).
+    """
+
+    scenario: str
+    config: str
+    flights: int
+    seed: int = 7
+    records: str = "realistic"
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["options"] = dict(self.options)
+        return d
+
+
+def _model_window(cfg) -> float:
+    """[s] the model window of a cut record: the run configuration's duration (5 s when it
+    fits the whole record)."""
+    return 5.0 if cfg.duration == "record" else float(cfg.duration)
+
+
+def _capture_event(unit) -> str:
+    return dict(unit.clock_events).get(unit.capture_flag, "capture")
+
+
+def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, window: float
+                 ) -> list[dict[str, Any]]:
+    """The study's flights in order: ``{"name", "index", "draw" (every parameter, SI),
+    "tries", "capture_t"}`` (module docstring, step 1)."""
+    rng = np.random.default_rng(seed)
+    t_latest = HORIZON if records == "realistic" else window - 1.0
+    event = _capture_event(unit)
+    out = []
+    for i in range(n):
+        for tries in range(1, MAX_TRIES + 1):
+            x = space.sample_prior(1, rng)[0]
+            full = dict(zip(space.names, space.full(x[None, :])[0]))
+            ic = {k: float(full[k]) for k in unit.initial_conditions if k in full}
+            tr = unit.simulate(scenario, ic, duration=t_latest + 0.1, rate=100.0)
+            t_cap = tr.events.get(event)
+            if t_cap is not None and np.isfinite(t_cap) and t_cap <= t_latest:
+                break
+        else:
+            raise InputError(f"no prior draw of {MAX_TRIES} captures within {t_latest:g} s "
+                             "of the start plane: the priors are not a docking envelope",
+                             key="parameters")
+        out.append({"name": f"cal{i:02d}" if n <= 100 else f"cal{i:04d}", "index": i,
+                    "draw": {k: float(v) for k, v in full.items()}, "tries": tries,
+                    "capture_t": float(t_cap)})
+    return out
+
+
+def _recorder(unit) -> Callable:
+    import importlib
+
+    if not unit.recorder:
+        raise InputError(f"the {unit.title} has no flight recorder for simulation studies",
+                         key="unit")
+    module, attr = unit.recorder.split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def record_flights(unit, scenario, flights: Sequence[Mapping[str, Any]], directory: Path,
+                   settings: StudySettings, window: float) -> list[dict[str, Any]]:
+    """Record every drawn flight into ``directory`` (module docstring, step 2); adds
+    ``"telemetry"`` (file paths) and ``"truth"`` (the free parameters' truth, SI; the clock
+    offset of a realistic record is the recorder's) to each and writes
+    ``<flight>.truth.json``."""
+    record = _recorder(unit)
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for f in flights:
+        i = f["index"]
+        ic = {k: f["draw"][k] for k in unit.initial_conditions if k in f["draw"]}
+        paths, truth = record(f["name"], directory, ic, scenario=scenario,
+                              seed=settings.seed * 1000 + i,
+                              rng=np.random.default_rng([settings.seed, i]),
+                              records=settings.records,
+                              clock_offset=f["draw"].get("clock_offset", 0.0),
+                              duration=window, horizon=HORIZON)
+        full = {**f["draw"], **{k: float(v) for k, v in truth.items()}}
+        out.append({**f, "telemetry": [str(p) for p in paths], "truth": full})
+    return out
+
+
+def _truth_cost(spec, x: Mapping[str, float]) -> float:
+    """Cost ``0.5 |r|^2`` (whitened residuals and prior terms) of the parameter values ``x``
+    on the flight of ``spec``."""
+    from recon.flight import flight_problem
+
+    prob = flight_problem(list(spec.telemetry), spec.scenario, config=spec.config).problem
+    r = prob.least_squares_residuals(np.array([x[n] for n in prob.names]))
+    return float(0.5 * r @ r)
+
+
+def score_flight(spec, result: Mapping[str, Any], truth: Mapping[str, float],
+                 initial_conditions: Sequence[str]) -> dict[str, Any]:
+    """A reconstructed flight against its truth (module docstring, step 4)."""
+    from recon.validation import check, joint_check
+
+    diag = result.get("diagnostics") or {}
+    free = [n for n, p in (result.get("parameters") or {}).items()
+            if (p.get("prior") or {}).get("kind") != "fixed"]
+    params = check(result, {n: truth[n] for n in free})
+    lap = diag.get("laplace") or {}
+    for n in free:
+        if n in lap:
+            v, q = truth[n], lap[n]
+            params[n]["laplace_in68"] = bool(q["ci68"][0] <= v <= q["ci68"][1])
+            params[n]["laplace_in95"] = bool(q["ci95"][0] <= v <= q["ci95"][1])
+    rec: dict[str, Any] = {
+        "status": result.get("status", "ok"), "method": diag.get("method"),
+        "best_cost": (diag.get("optimizer") or {}).get("best_cost"),
+        "ess": (diag.get("importance") or {}).get("ess"), "parameters": params,
+        "joint": joint_check(result, {n: truth[n] for n in free},
+                             [n for n in initial_conditions if n in free])}
+    if rec["joint"].get("d2") == float("inf"):
+        rec["joint"]["d2"] = None      # JSON has no infinity; None reads as "outside"
+    mc = diag.get("mcmc") or {}
+    if rec["method"] == "mcmc":
+        rhat = [v for v in (mc.get("rhat") or {}).values() if v is not None]
+        ess = [v for v in (mc.get("ess") or {}).values() if v is not None]
+        rec["mcmc"] = {"steps": mc.get("steps"), "status": mc.get("status"),
+                       "rhat_max": max(rhat) if rhat else None,
+                       "ess_min": min(ess) if ess else None}
+    if rec["best_cost"] is not None:
+        rec["cost_truth"] = _truth_cost(spec, truth)
+        rec["lr"] = 2.0 * (rec["cost_truth"] - rec["best_cost"])
+    return rec
+
+
+def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[str, Any]:
+    """The coverage tables of scored flights (module docstring): ``{"n_flights", "tables":
+    {"reported", "laplace"}, "table" (= reported), "joint", "pooled"}``. A flight whose fit
+    is not ``ok`` counts as a miss of every interval (an implausible fit is not a
+    reconstruction)."""
+    from scipy.stats import binom, chi2
+
+    recs = [r for r in records if r.get("parameters")]
+    n = len(recs)
+    n_cells = 2 * len(free)
+
+    def inside(r, name, key):
+        return bool(r["parameters"][name].get(key)) and r.get("status", "ok") == "ok"
+
+    def table(k68: str, k95: str) -> dict[str, Any]:
+        tab = {}
+        for name in free:
+            rows = [r for r in recs if k68 in r["parameters"].get(name, {})]
+            m = len(rows)
+            if not m:
+                continue
+            h68 = sum(inside(r, name, k68) for r in rows)
+            h95 = sum(inside(r, name, k95) for r in rows)
+            se68, se95 = math.sqrt(0.68 * 0.32 / m), math.sqrt(0.95 * 0.05 / m)
+            p68, p95 = float(binom.cdf(h68, m, 0.68)), float(binom.cdf(h95, m, 0.95))
+            tab[name] = {"n": m, "coverage68": h68 / m, "coverage95": h95 / m,
+                         "se68": se68, "se95": se95, "p_low68": p68, "p_low95": p95,
+                         "low": bool(h68 / m < 0.68 - 2 * se68 or h95 / m < 0.95 - 2 * se95),
+                         "low_familywise": bool(min(p68, p95) < 0.05 / n_cells)}
+        return tab
+
+    tables = {"reported": table("in68", "in95"), "laplace": table("laplace_in68",
+                                                                  "laplace_in95")}
+    jr = [r["joint"] for r in recs if "joint" in r]
+    joint = None
+    if jr:
+        d2 = [math.inf if j.get("d2") is None else j["d2"] for j in jr]
+        joint = {"n": len(jr), "dof": jr[0]["dof"],
+                 "coverage68": float(np.mean([j["in68"] for j in jr])),
+                 "coverage95": float(np.mean([j["in95"] for j in jr])),
+                 "d2_median": float(np.median(d2))}
+        joint["p_low95"] = float(binom.cdf(sum(j["in95"] for j in jr), len(jr), 0.95))
+    pooled: dict[str, Any] = {}
+    if recs and free:
+        for lv in ("68", "95"):
+            pooled[f"coverage{lv}"] = float(np.mean([inside(r, nm, f"in{lv}") for r in recs
+                                                     for nm in free if nm in r["parameters"]]))
+        z = [abs(r["parameters"][nm]["z"]) for r in recs for nm in free
+             if nm in r["parameters"] and r["parameters"][nm].get("z") is not None]
+        pooled["median_abs_z"] = float(np.median(z)) if z else None
+    lrs = [r["lr"] for r in recs if r.get("lr") is not None]
+    if lrs:
+        k = len(free)
+        pooled["likelihood_ratio"] = {
+            "n": len(lrs), "dof": k, "mean": float(np.mean(lrs)),
+            "inside95": float(np.mean([v <= chi2.ppf(0.95, k) for v in lrs])),
+            "search_failures": int(sum(v < 0 for v in lrs))}
+    return {"n_flights": n, "table": tables["reported"], "tables": tables, "joint": joint,
+            "pooled": pooled}
+
+
+def calibrate_one(spec, out: str) -> dict:
+    """The study's per-flight job (a Dask task): the campaign's reconstruction
+    (:func:`recon.campaign.reconstruct_one`), then the flight scored against its truth
+    (returned under ``"score"``)."""
+    from recon.campaign import reconstruct_one
+
+    stamp = reconstruct_one(spec, out)
+    if stamp.get("status") == "error":
+        return stamp
+    return {**stamp, "score": _score(spec, Path(out))}
+
+
+def _score(spec, out: Path) -> dict[str, Any]:
+    from recon.campaign import read_truth
+    from recon.config import load_scenario
+
+    unit = load_scenario(spec.scenario)[0]
+    result = json.loads((out / spec.name / "result.json").read_text())
+    return score_flight(spec, result, read_truth(spec), unit.initial_conditions)
+
+
+def _study_config(cfg_path: str, unit):
+    """The run configuration of a study and its free parameters; refused when it does not
+    give every initial condition (free or fixed) or frees another parameter ('Scope')."""
+    from recon.config import RunConfig
+    from recon.io import load_toml
+
+    try:
+        cfg = RunConfig.from_dict(load_toml(cfg_path))
+    except InputError as exc:
+        raise exc.with_source(cfg_path)
+    free = list(cfg.space.free_names)
+    extra = [n for n in free if n not in unit.initial_conditions and n != "clock_offset"]
+    if extra:
+        raise InputError(f"frees {', '.join(extra)}: a calibration study simulates the drawn "
+                         "initial conditions only (recon.study, 'Scope'); fix these "
+                         "parameters for the study", key="parameters", source=cfg_path)
+    missing = [n for n in unit.initial_conditions if n not in cfg.space.names]
+    if missing:
+        raise InputError(f"no {', '.join(missing)}: a calibration study draws every initial "
+                         "condition of the flight (give the missing ones as fixed or with a "
+                         "prior)", key="parameters", source=cfg_path)
+    return cfg, free
+
+
+def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int | None = None,
+              scheduler: str | None = None, resume: bool = False,
+              progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Run a calibration study into ``out`` (module docstring); returns the
+    ``calibration.json`` document."""
+    from recon.campaign import FlightSpec, run_campaign
+    from recon.config import load_scenario
+    from recon.io import versions, write_json
+
+    out = Path(out)
+    path = out / "calibration.json"
+    if resume and path.exists():
+        try:
+            before = json.loads(path.read_text()).get("settings", {}).get("study")
+        except (OSError, ValueError):
+            before = None
+        if before is not None and before != json.loads(json.dumps(settings.to_dict())):
+            raise InputError("holds a study with other settings (scenario, configuration, "
+                             "flights, seed, records or options): resume it with those, or "
+                             "use another directory", key="--resume", source=str(out))
+    if settings.records not in RECORDS:
+        raise InputError(f"must be one of {', '.join(RECORDS)}", key="--records")
+    unit, scenario, _ = load_scenario(settings.scenario)
+    cfg, free = _study_config(settings.config, unit)
+    window = _model_window(cfg)
+    t0 = time.time()
+    flights = draw_flights(unit, scenario, cfg.space, settings.flights, settings.seed,
+                           records=settings.records, window=window)
+    flights = record_flights(unit, scenario, flights, out / "telemetry", settings, window)
+    specs, truths = [], {}
+    for f in flights:
+        # the recorder's truth file (events, recorder settings) with the study's draw added
+        truth_path = Path(f["telemetry"][0]).with_name(f"{f['name']}.truth.json")
+        tdoc = json.loads(truth_path.read_text())
+        tdoc.update(parameters=f["truth"], draw=f["draw"], tries=f["tries"],
+                    capture_t=f["capture_t"])
+        write_json(tdoc, truth_path)
+        specs.append(FlightSpec(name=f["name"], telemetry=tuple(f["telemetry"]),
+                                scenario=settings.scenario, config=settings.config,
+                                truth=str(truth_path), seed=f["index"],
+                                options=dict(settings.options)))
+        truths[f["name"]] = f
+    scores: dict[str, dict[str, Any]] = {}
+
+    def write(doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        records = []
+        for s in specs:
+            sc = scores.get(s.name)
+            if sc is not None:
+                f = truths[s.name]
+                records.append({"flight": s.name, "tries": f["tries"],
+                                "capture_t": f["capture_t"], **sc})
+        body = {"kind": "calibration", **coverage(records, free), "free": free,
+                "flights": records,
+                "settings": {"study": settings.to_dict(), "horizon": HORIZON,
+                             "selection": (f"prior draws that capture within {HORIZON:g} s "
+                                           "of the start plane" if settings.records ==
+                                           "realistic" else "prior draws that capture >= 1 s "
+                                           "before the window end"),
+                             "workers": workers, "scheduler": scheduler},
+                "seed": settings.seed, "versions": versions(),
+                "wall_s": round(time.time() - t0, 1),
+                "campaign": None if doc is None else doc.get("counts")}
+        write_json(body, path)
+        return body
+
+    def on_flight(name: str, state: Mapping[str, Any]) -> None:
+        if state.get("score") is not None:
+            scores[name] = state["score"]
+            write()
+
+    doc = run_campaign(specs, out, calibrate_one, workers=workers, scheduler=scheduler,
+                       resume=resume, settings={"study": settings.to_dict()},
+                       progress=progress, on_flight=on_flight)
+    # flights kept by --resume were scored by the run that made them: score them again here
+    # (a pure function of their result, truth and telemetry)
+    by_name = {s.name: s for s in specs}
+    for name, f in doc["flights"].items():
+        if name not in scores and f.get("state") == "done":
+            scores[name] = f.get("score") or _score(by_name[name], out)
+    return write(doc)
