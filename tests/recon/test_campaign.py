@@ -139,14 +139,14 @@ def test_catalog_rows_of_a_result_and_of_a_refused_flight():
     assert bad[0]["status_reason"] == "x.parquet: empty file"
 
 
-def _two_flight_manifest(tmp_path: Path, *, broken: bool = False) -> Path:
+def _shipped_manifest(tmp_path: Path, *, broken: bool = False) -> Path:
     cfg = _fast_config(tmp_path)
     flights = "".join(f"""
 [[flight]]
 name = "{n}"
 telemetry = "{FLIGHTS / f'{n}.parquet'}"
 truth = "{FLIGHTS / f'{n}.truth.json'}"
-""" for n in ("nominal", "misaligned"))
+""" for n in SHIPPED)
     if broken:
         (tmp_path / "empty.parquet").write_bytes(b"")
         flights += '\n[[flight]]\nname = "broken"\ntelemetry = "empty.parquet"\n'
@@ -160,30 +160,40 @@ mcmc = false
 """ + flights)
 
 
+#: the shipped probe-cone flights cut to the model window
+SHIPPED = ("nominal", "misaligned", "slow")
+
+
+@pytest.mark.slow
 def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_run, tmp_path):
-    """Two shipped flights and one empty file on a 2-worker LocalCluster: each flight's
+    """The three shipped flights and one empty file on a 2-worker LocalCluster: each flight's
     result equals a serial ``reconstruct`` with the same seed and settings (MAP and intervals
     to the last digit: the same computation), the empty file is recorded as refused with
     reconstruct's own one-line reason and exit code 3 says a flight is not reconstructed;
     ``--resume`` redoes nothing complete."""
-    m = _two_flight_manifest(tmp_path, broken=True)
+    m = _shipped_manifest(tmp_path, broken=True)
     out = tmp_path / "camp"
     r = cli_run("campaign", m, "-o", out, "--workers", "2")
     assert r.exit_code == 3, r.output
-    assert "1 flight(s) not reconstructed: broken" in r.stderr and "Traceback" not in r.output
-    assert "campaign: 3/3" not in r.stderr and "2/3 done" in r.stderr
+    assert "not reconstructed: " in r.stderr and "broken" in r.stderr.split(
+        "not reconstructed: ")[1] and "Traceback" not in r.output
+    assert "campaign: 4/4" not in r.stderr and "3/4 done" in r.stderr
     cat = pd.read_parquet(out / "catalog.parquet")
     doc = json.loads((out / "campaign.json").read_text())
     assert doc["flights"]["broken"]["state"] == "error"
     assert "empty.parquet" in doc["flights"]["broken"]["reason"]
     assert cat[cat.flight == "broken"].parameter.isna().all()
-    for name in ("nominal", "misaligned"):
+    html = (out / "report.html").read_text()
+    assert "Docking reconstruction campaign (with failures)" in html and "broken" in html
+    for name in SHIPPED:
         serial = tmp_path / f"serial_{name}"
         s = cli_run("-q", "reconstruct", FLIGHTS / f"{name}.parquet", "--scenario", SCENARIO,
                     "--config", tmp_path / "run.toml", "--seed", 2, "--no-mcmc", "-o", serial)
-        assert s.exit_code == 0, s.output
         want = json.loads((serial / "result.json").read_text())
         got = json.loads((out / name / "result.json").read_text())
+        # fast settings may leave a fit implausible (exit 3): the same in both runs
+        assert s.exit_code == {"ok": 0, "implausible": 3}[want["status"]], s.output
+        assert got["status"] == want["status"] == doc["flights"][name]["status"], name
         assert got["parameters"] == want["parameters"], name
         assert (out / name / "report.html").exists() and (out / name / FLIGHT_STAMP).exists()
         rows = cat[cat.flight == name].set_index("parameter")
@@ -194,14 +204,13 @@ def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_ru
             assert rows.loc[pname, "ci95_hi"] == p["ci95"][1]
         truth = json.loads((FLIGHTS / f"{name}.truth.json").read_text())["parameters"]
         assert rows.loc["rel_vel_x", "truth"] == truth["rel_vel_x"]
-    # resume: the two complete flights are kept (their files untouched), the refused one
+    # resume: the three complete flights are kept (their files untouched), the refused one
     # is tried again
-    before = {n: (out / n / "result.json").stat().st_mtime_ns for n in ("nominal",
-                                                                         "misaligned")}
+    before = {n: (out / n / "result.json").stat().st_mtime_ns for n in SHIPPED}
     r2 = cli_run("campaign", m, "-o", out, "--workers", "1", "--resume")
     assert r2.exit_code == 3
     assert before == {n: (out / n / "result.json").stat().st_mtime_ns for n in before}
     doc2 = json.loads((out / "campaign.json").read_text())
-    assert doc2["flights"]["nominal"]["resumed"] and doc2["counts"]["done"] == 2
+    assert doc2["flights"]["nominal"]["resumed"] and doc2["counts"]["done"] == 3
     assert pd.read_parquet(out / "catalog.parquet").equals(cat.assign(
         wall_s=pd.read_parquet(out / "catalog.parquet").wall_s))
