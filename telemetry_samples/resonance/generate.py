@@ -12,6 +12,8 @@ geometric amplitude sweep ``b_min -> b_max`` (:func:`ramp`); a half-cosine taper
 Files: ``<case>.csv`` with columns ``t[s], x[mm], force[N]`` and ``<case>.truth.json``
 (``{"parameters": {...}, "description": ...}``). The two-mode case ``two_mode_l3.csv`` has
 ``t[s], x_p[mm], x_s[mm], force[N]`` and a sweep of force levels (see :func:`two_mode`).
+The added-mass pair ``added_mass_a.csv`` (the mode) and ``added_mass_b.csv`` (with
+``delta_mass`` attached, driven at ``nu_b``) share ``added_mass.truth.json``.
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ from identification.resonance.laws import damping_law, discontinuities, restorin
 
 from models.oscillator import SingleModeOscillator, TwoModeSystem
 
-__all__ = ["CASES", "restoring_truth", "damping_truth", "discontinuities", "simulate_case",
-           "two_mode", "main"]
+__all__ = ["CASES", "ADDED_MASS", "added_mass_cases", "restoring_truth", "damping_truth",
+           "discontinuities", "simulate_case", "two_mode", "main"]
 
 HERE = Path(__file__).resolve().parent
 SPP_SIM, STRIDE, PERIODS, TAPER = 256, 8, 200, 6
@@ -47,6 +49,20 @@ CASES = {
     "jump": dict(phi="dead_zone", H="linear", mass=2.0, g=2000.0, delta=0.01, h=5.0, nu=28.0,
                  e_min=1.25, e_max=25.0, seed=5),
 }
+
+
+# added-mass method (digest B.6): the preload mode without (A) and with (B) an added mass
+# DM at its reference point (rho = 1), B driven at nu_A sqrt(mu / (mu + DM)) so that both
+# tests sit equally far from their own resonance
+ADDED_MASS = dict(CASES["preload"], seed=7, delta_mass=0.2, rho=1.0)
+
+
+def added_mass_cases(p: dict = ADDED_MASS) -> dict:
+    """The two cases (``"a"``, ``"b"``) of the added-mass records."""
+    a = {k: v for k, v in p.items() if k not in ("delta_mass", "rho")}
+    m = p["mass"] + p["rho"] ** 2 * p["delta_mass"]
+    b = dict(a, mass=m, nu=p["nu"] * (p["mass"] / m) ** 0.5, seed=p["seed"] + 1)
+    return {"a": a, "b": b}
 
 
 # the laws live with the identification (the report compares against them by name)
@@ -177,6 +193,15 @@ def main() -> None:
                     "description": f"restoring force {p['phi']}, damping {p['H']}; "
                                    "mu x'' + H(x') + phi(x) = e(t) sin(nu t)"},
                    HERE / f"{name}.truth.json")
+    for key, q in added_mass_cases().items():
+        t, x, f = simulate_case(q)
+        _write_csv(HERE / f"added_mass_{key}.csv", [("t", "s"), ("x", "mm"), ("force", "N")],
+                   [t, x * 1e3, f])
+    write_json({"parameters": {**ADDED_MASS, "nu_b": added_mass_cases()["b"]["nu"]},
+                "records": {"a": "added_mass_a.csv", "b": "added_mass_b.csv"},
+                "description": "the preload mode (mass = reduced mass mu) without (a) and with "
+                               "(b) delta_mass at rho = 1; b driven at nu_b"},
+               HERE / "added_mass.truth.json")
     t, xp, xs, f = two_mode()
     _write_csv(HERE / "two_mode_l3.csv", [("t", "s"), ("x_p", "mm"), ("x_s", "mm"), ("force", "N")],
                [t, xp * 1e3, xs * 1e3, f])

@@ -100,3 +100,38 @@ def test_refine_adds_the_fit_result_and_keeps_the_curves_schema(tmp_path):
     truth = 2.0 * np.sign(x) + 800.0 * x
     m = (np.abs(truth) > 0.1 * np.abs(truth).max()) & (np.abs(x) > 0.05 * 2 * x.max())
     assert np.max(np.abs(f[m] - truth[m]) / np.abs(truth[m])) < 0.01
+
+
+def test_added_mass_recovers_the_shipped_truth_within_its_interval(tmp_path):
+    truth = json.loads(sample_path("resonance", "added_mass.truth.json").read_text())
+    p = truth["parameters"]
+    out = tmp_path / "am.json"
+    res = CliRunner().invoke(cli, ["identify", "resonance",
+                                   str(sample_path("resonance", "added_mass_a.csv")),
+                                   "--added-mass", str(sample_path("resonance",
+                                                                   "added_mass_b.csv")),
+                                   "--delta-mass", str(p["delta_mass"]), "--refine", "never",
+                                   "--draws", "20", "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    d = json.loads(out.read_text())
+    m = d["added_mass"]["reduced_mass"]
+    assert {"map", "median", "ci68", "ci95", "unit", "prior", "stderr"} <= set(m)
+    # measured 1.9989 kg, 95 % [1.9961, 2.0029] against the true 2.0
+    assert m["ci95"][0] <= p["mass"] <= m["ci95"][1]
+    assert abs(m["map"] / p["mass"] - 1) < 0.005
+    assert d["settings"]["mass_kg"] == m["map"]
+    assert d["settings"]["mass_source"] == "added-mass method"
+    assert "reduced mass" in res.stderr
+
+
+def test_added_mass_records_regenerate_from_the_script():
+    from recon.io import read_table
+    from telemetry_samples.resonance import generate as G
+
+    for key, q in G.added_mass_cases().items():
+        t, x, f = G.simulate_case(q)
+        fr, _ = read_table(sample_path("resonance", f"added_mass_{key}.csv"),
+                           {"t": "s", "x": "m", "force": "N"})
+        # CSV holds 10 significant digits
+        np.testing.assert_allclose(fr.x.to_numpy(), x, rtol=1e-8, atol=1e-14)
+        np.testing.assert_allclose(fr.force.to_numpy(), f, rtol=1e-8, atol=1e-12)

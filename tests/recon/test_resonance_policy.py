@@ -60,3 +60,54 @@ def test_no_lower_misfit_is_not_applied(abel):
     cur, bands, xs, vs = abel
     d = refinement_policy(cur, bands, fake_refinement(cur, 1.0, 1e-5, 1e-5), xs, vs)
     assert not d["applied"] and "misfit" in d["reason"]
+
+
+# ---- added-mass method (recon.resonance.added_mass) -----------------------------------------
+def _linear_sequence(mu, gamma, h, nu, b):
+    """Exact first-approximation quantities of mu x'' + h x' + gamma x = e sin(nu t)."""
+    from identification.resonance.harmonics import AmplitudeSequence
+
+    b = np.asarray(b, float)
+    K = gamma - mu * nu * nu
+    e = b * np.hypot(K, h * nu)
+    theta = np.arctan2(h * nu, K)
+    z = np.zeros_like(b)
+    return AmplitudeSequence(nu=nu, mu=1.0, t=z, b=b, theta=theta, e=e, omega2=z, lam=z,
+                             a0=z, b2=z, a2=z, force_mean=z, n_windows=np.ones(len(b), int))
+
+
+@pytest.mark.parametrize("rho", [1.0, 0.7])
+def test_added_mass_is_exact_for_a_linear_mode_off_phase_resonance(rho):
+    from recon.resonance import added_mass
+
+    mu, gamma, h, dm = 2.5, 900.0, 3.0, 0.4
+    b = np.linspace(0.001, 0.01, 30)
+    a = _linear_sequence(mu, gamma, h, 17.0, b)              # omega = 18.97: off resonance
+    bb = _linear_sequence(mu + rho ** 2 * dm, gamma, h, 16.2, b)
+    out = added_mass(a, bb, dm, rho=rho)
+    assert out["reduced_mass"]["map"] == pytest.approx(mu, rel=1e-12)
+    lo, hi = out["reduced_mass"]["ci95"]
+    # exact data: the interval collapses onto mu (round-off only)
+    assert lo - 1e-12 * mu <= mu <= hi + 1e-12 * mu and hi - lo < 1e-9
+
+
+def test_added_mass_at_phase_resonance_is_the_exact_form_of_2_5():
+    from identification.resonance.mass import reduced_mass
+    from recon.resonance import added_mass
+
+    mu, gamma, h, dm = 2.5, 900.0, 3.0, 0.4
+    w, w1 = np.sqrt(gamma / mu), np.sqrt(gamma / (mu + dm))
+    b = np.linspace(0.001, 0.01, 30)
+    out = added_mass(_linear_sequence(mu, gamma, h, w, b),
+                     _linear_sequence(mu + dm, gamma, h, w1, b), dm)
+    assert out["reduced_mass"]["map"] == pytest.approx(
+        reduced_mass(w, w - w1, dm, exact=True), rel=1e-9)
+
+
+def test_added_mass_refuses_one_frequency():
+    from models.errors import DataError
+    from recon.resonance import added_mass
+
+    s = _linear_sequence(2.0, 800.0, 2.0, 18.0, np.linspace(0.001, 0.01, 10))
+    with pytest.raises(DataError, match="same frequency"):
+        added_mass(s, s, 0.2)
