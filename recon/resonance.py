@@ -1,6 +1,7 @@
 """Resonance-test identification as the command line runs it: the conditioned Abel inversion
-with its bands, the refinement policy, and the added-mass method; each returns the content of
-OUT.json (plain dicts of arrays, written by the caller).
+with its bands, the refinement policy, the added-mass method and the cross-coupling from a
+non-own resonance; each returns the content of OUT.json (plain dicts of arrays, written by the
+caller).
 
 Refinement policy (:func:`refinement_policy`). The refinement (simulating the oscillator
 against the whole record, :func:`recon.identify.refine_resonance`) removes the first
@@ -49,7 +50,8 @@ import numpy as np
 
 from models.errors import DataError, InputError
 
-__all__ = ["REFINE", "resonance_output", "refinement_policy", "added_mass"]
+__all__ = ["REFINE", "resonance_output", "refinement_policy", "added_mass", "coupling_settings",
+           "coupling_output"]
 
 log = logging.getLogger("dockrecon.resonance")
 
@@ -248,3 +250,92 @@ def added_mass(a, b, dm: float, *, rho: float = 1.0, n_draws: int = 2000,
             "added_mass": {"delta_mass_kg": dm, "rho": rho},
             "method": "amplitude-matched in-phase balance of the two records; exact (2.5) at "
                       "phase resonance"}
+
+
+#: keys of the modes file of ``identify resonance-coupling`` (SI)
+MODES_KEYS = {"modal_matrix", "coordinates", "p", "s", "order", "frequency", "mode_s"}
+MODE_S_KEYS = {"mass", "stiffness", "damping"}
+
+
+def coupling_settings(d: dict) -> dict:
+    """Validate the modes file of ``identify resonance-coupling`` (a plain dict, SI).
+
+    Keys: ``modal_matrix`` (``N x N``, columns the mode shapes, ``q = Phi X``),
+    ``coordinates`` (the N record columns of ``q``), ``p`` and ``s`` (excited and observed
+    mode, 0-based columns), ``order`` (2 or 3), optional ``frequency`` [rad/s], and
+    ``[mode_s]`` ``mass`` [kg], ``stiffness`` [N/m], ``damping`` [N s/m]. Unknown keys are
+    errors; :class:`~models.errors.InputError` names the key.
+    """
+    unknown = set(d) - MODES_KEYS
+    if unknown:
+        raise InputError("unknown key", key=sorted(unknown)[0])
+    for key in ("modal_matrix", "coordinates", "p", "s", "order", "mode_s"):
+        if key not in d:
+            raise InputError("missing", key=key)
+    try:
+        Phi = np.asarray(d["modal_matrix"], float)
+    except (TypeError, ValueError):
+        raise InputError("must be a square matrix of numbers", key="modal_matrix") from None
+    n = Phi.shape[0] if Phi.ndim == 2 else 0
+    if Phi.ndim != 2 or Phi.shape != (n, n) or n < 2 or not np.all(np.isfinite(Phi)):
+        raise InputError("must be a finite square matrix, at least 2 x 2", key="modal_matrix")
+    if abs(np.linalg.det(Phi)) < 1e-12 * np.abs(Phi).max() ** n:
+        raise InputError("is singular: the quasi-normal coordinates are not defined",
+                         key="modal_matrix")
+    coords = d["coordinates"]
+    if (not isinstance(coords, list) or len(coords) != n
+            or not all(isinstance(c, str) for c in coords) or len(set(coords)) != n):
+        raise InputError(f"must name {n} distinct record columns", key="coordinates")
+    for key in ("p", "s"):
+        if not isinstance(d[key], int) or not 0 <= d[key] < n:
+            raise InputError(f"must be a mode index 0..{n - 1}", key=key)
+    if d["p"] == d["s"]:
+        raise InputError("must differ from p (a non-own resonance)", key="s")
+    if d["order"] not in (2, 3):
+        raise InputError("must be 2 or 3", key="order")
+    ms = d["mode_s"]
+    if not isinstance(ms, dict):
+        raise InputError("must be a table", key="mode_s")
+    unknown = set(ms) - MODE_S_KEYS
+    if unknown:
+        raise InputError("unknown key", key=f"mode_s.{sorted(unknown)[0]}")
+    for key in sorted(MODE_S_KEYS):
+        v = ms.get(key)
+        if not isinstance(v, (int, float)) or not np.isfinite(v) or v < 0 or \
+                (v == 0 and key != "damping"):
+            raise InputError("must be a positive number (damping: >= 0)", key=f"mode_s.{key}")
+    freq = d.get("frequency")
+    if freq is not None and (not isinstance(freq, (int, float)) or not freq > 0):
+        raise InputError("must be positive [rad/s]", key="frequency")
+    return {"Phi": Phi, "coordinates": list(coords), "p": d["p"], "s": d["s"],
+            "order": d["order"], "frequency": None if freq is None else float(freq),
+            "mu_s": float(ms["mass"]), "gamma_s": float(ms["stiffness"]),
+            "lam_s": float(ms["damping"])}
+
+
+def coupling_output(t: np.ndarray, q: np.ndarray, force: np.ndarray, settings: dict, *,
+                    nu: float, powers=None, periods: int = 6, skip: float | None = None,
+                    n_draws: int = 400, seed: int = 0) -> dict:
+    """Cross-coupling from a non-own resonance record in physical coordinates ``q``
+    ``(n, N)`` [m]: quasi-normal coordinates ``X = Phi^-1 q`` (1.2), then
+    :func:`identification.resonance.coupling.identify_coupling`; the content of OUT.json."""
+    from identification.resonance.coupling import identify_coupling, to_quasinormal
+
+    X = to_quasinormal(q, settings["Phi"])
+    res = identify_coupling(t, X, force, p=settings["p"], s=settings["s"],
+                            l=settings["order"], nu=nu, mu_s=settings["mu_s"],
+                            gamma_s=settings["gamma_s"], lam_s=settings["lam_s"],
+                            powers=powers, k=periods, skip=skip, n_draws=n_draws, seed=seed)
+    xs = np.linspace(0.0, res["b_p"][-1], 101)
+    coef = res["coefficients"]
+    fitted = sum(c["map"] * xs ** int(k.split("_")[1]) for k, c in coef.items())
+    return {"parameters": coef,
+            "coupling": {"x": xs, "f": fitted, "nodes_x": res["nodes"]["x"],
+                         "nodes_f": res["nodes"]["f"]},
+            "harmonic": {"b_p": res["b_p"], "f_spl": res["f_spl"], "l": res["l"]},
+            "method": ("non-own resonance l nu_p = omega_s (digest B.8): f_spl = b_sl / B_sl "
+                       "with the ramp's drift term, pointwise inversion ("
+                       + ("(3.9)" if res["l"] == 2 else "Volterra (3.10)")
+                       + ") and a relative least-squares fit of the powers "
+                       + ", ".join(str(n) for n in res["powers"])
+                       + " (intervals: block bootstrap and the drift of the lower-half fit)")}

@@ -256,4 +256,74 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
     end_with_report(output)
 
 
+@identify.command("resonance-coupling")
+@common_options
+@click.argument("record", callback=input_path, type=click.Path(dir_okay=False))
+@click.option("--modes", "modes_path", required=True, callback=input_path,
+              type=click.Path(dir_okay=False), metavar="MODES.toml",
+              help="Modal matrix, record columns, modes p and s, order l and mode s's own "
+                   "characteristics (see recon.resonance.coupling_settings).")
+@click.option("--frequency", "frequency", default=None,
+              help="Excitation frequency nu_p [rad/s] (or '2.5Hz'); default: the modes file's, "
+                   "else estimated from the force.")
+@click.option("--powers", default=None, metavar="N,N,...",
+              help="Powers of the fitted coupling polynomial (default 3,5 for l = 3; 2,4 for l = 2).")
+@click.option("--periods", type=click.IntRange(1, 600), default=6, show_default=True,
+              help="Periods per window.")
+@click.option("--skip", type=Finite(0.0, 1e9), default=None,
+              help="Hold time before the first window [s].")
+@click.option("--draws", type=click.IntRange(10, 100000), default=400, show_default=True,
+              help="Block-bootstrap replicates of the coefficients' intervals.")
+@seed_option()
+@output_option("the result JSON (coupling coefficients with intervals, the coupling curve, "
+               "the measured harmonic)", metavar="OUT.json")
+def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, periods, skip, draws,
+                                    seed, output):
+    """Cross-coupling f_sp of two modes from a non-own resonance RECORD (t, the physical
+    coordinates named in MODES.toml, force on mode p), excited at l nu_p = omega_s."""
+    import numpy as np
+
+    from identification.resonance.harmonics import estimate_frequency
+    from recon.io import load_toml, read_table, versions, write_json
+    from recon.resonance import coupling_output, coupling_settings
+
+    try:
+        settings = coupling_settings(load_toml(modes_path))
+    except InputError as exc:
+        raise exc.with_source(str(modes_path)) from None
+    pw = None
+    if powers is not None:
+        try:
+            pw = tuple(int(v) for v in powers.split(","))
+        except ValueError:
+            raise InputError(f"not a list of integers: '{powers}'", source="--powers") from None
+    cols = settings["coordinates"]
+    frame, _ = read_table(record, {"t": "s", **{c: "m" for c in cols}, "force": "N"},
+                          required=("t", *cols, "force"), allow_nan=False, min_rows=10,
+                          increasing="t")
+    t, f = frame["t"].to_numpy(), frame["force"].to_numpy()
+    q = np.column_stack([frame[c].to_numpy() for c in cols])
+    if frequency is not None:
+        nu, source = _frequency(frequency), "given"
+    elif settings["frequency"] is not None:
+        nu, source = settings["frequency"], str(modes_path)
+    else:
+        nu, source = estimate_frequency(t, f), "estimated"
+    try:
+        out = coupling_output(t, q, f, settings, nu=nu, powers=pw, periods=periods, skip=skip,
+                              n_draws=draws, seed=seed)
+    except InputError as exc:
+        raise exc.with_source(str(record) if exc.key != "powers" else "--powers") from None
+    out["settings"] = {"record": str(record), "modes": str(modes_path),
+                       "frequency_rad_s": nu, "frequency_source": source,
+                       "order": settings["order"], "p": settings["p"], "s": settings["s"],
+                       "periods": periods, "skip_s": skip, "draws": draws, "seed": seed,
+                       "modal_matrix": settings["Phi"].tolist()}
+    out["versions"] = versions()
+    write_json(out, output)
+    for name, c in out["parameters"].items():
+        say(f"{name:8s} {c['map']:.6g} [{c['ci95'][0]:.6g}, {c['ci95'][1]:.6g}] {c['unit']}")
+    say(f"wrote {output}")
+
+
 COMMANDS = (identify,)

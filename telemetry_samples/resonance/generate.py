@@ -13,7 +13,9 @@ Files: ``<case>.csv`` with columns ``t[s], x[mm], force[N]`` and ``<case>.truth.
 (``{"parameters": {...}, "description": ...}``). The two-mode case ``two_mode_l3.csv`` has
 ``t[s], x_p[mm], x_s[mm], force[N]`` and a sweep of force levels (see :func:`two_mode`).
 The added-mass pair ``added_mass_a.csv`` (the mode) and ``added_mass_b.csv`` (with
-``delta_mass`` attached, driven at ``nu_b``) share ``added_mass.truth.json``.
+``delta_mass`` attached, driven at ``nu_b``) share ``added_mass.truth.json``. ``coupling_l3.csv`` is the two-mode record in physical
+coordinates ``q1, q2`` (``q = PHI [x_p, x_s]``), with ``coupling_l3.modes.toml`` (the modal
+matrix and mode s's own characteristics) and ``coupling_l3.truth.json``.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from identification.resonance.laws import damping_law, discontinuities, restorin
 
 from models.oscillator import SingleModeOscillator, TwoModeSystem
 
-__all__ = ["CASES", "ADDED_MASS", "added_mass_cases", "restoring_truth", "damping_truth",
+__all__ = ["CASES", "ADDED_MASS", "PHI", "coupling_record", "added_mass_cases", "restoring_truth", "damping_truth",
            "discontinuities", "simulate_case", "two_mode", "main"]
 
 HERE = Path(__file__).resolve().parent
@@ -174,6 +176,43 @@ def two_mode(p: dict = TWO_MODE, noise: bool = True):
     return t, xp, xs, f
 
 
+#: modal matrix of the coupling record: physical coordinates q = PHI [x_p, x_s]
+PHI = [[1.0, 0.8], [0.5, -1.5]]
+
+
+def coupling_record(p: dict = TWO_MODE):
+    """The two-mode record in physical coordinates ``q = PHI X``: ``t`` [s], ``q`` ``(n, 2)``
+    [m], the modal excitation force of mode p [N]."""
+    t, xp, xs, f = two_mode(p)
+    return t, np.c_[xp, xs] @ np.asarray(PHI).T, f
+
+
+def _write_coupling(p: dict = TWO_MODE) -> None:
+    from recon.io import write_json
+
+    t, q, f = coupling_record(p)
+    _write_csv(HERE / "coupling_l3.csv", [("t", "s"), ("q1", "mm"), ("q2", "mm"),
+                                          ("force", "N")], [t, q[:, 0] * 1e3, q[:, 1] * 1e3, f])
+    ws = (p["gamma_s"] / p["mu_s"]) ** 0.5
+    (HERE / "coupling_l3.modes.toml").write_text(
+        "# modes of coupling_l3.csv (SI): q = modal_matrix @ [x_p, x_s]\n"
+        f"modal_matrix = {PHI}\n"
+        'coordinates = ["q1", "q2"]\n'
+        "p = 0  # excited mode (column of the modal matrix)\n"
+        "s = 1  # observed mode\n"
+        f"order = {p['l']}  # superharmonic resonance l nu_p = omega_s\n"
+        f"frequency = {ws / p['l']!r}  # nu_p [rad/s]\n\n"
+        "[mode_s]  # own characteristics of mode s (linear)\n"
+        f"mass = {p['mu_s']!r}  # [kg]\n"
+        f"stiffness = {p['gamma_s']!r}  # [N/m]\n"
+        f"damping = {p['h_s']!r}  # [N s/m]\n")
+    write_json({"parameters": {f"beta_{k}": v for k, v in p["coupling"].items()},
+                "two_mode": dict(p), "modal_matrix": PHI,
+                "description": "f_sp(x_p) = sum beta_k x_p^k; the two-mode record of "
+                               "two_mode_l3.csv seen in the coordinates q = PHI [x_p, x_s]"},
+               HERE / "coupling_l3.truth.json")
+
+
 def _write_csv(path, header, cols):
     import pandas as pd
 
@@ -210,6 +249,7 @@ def main() -> None:
                                "mu_s x_s'' + h_s x_s' + gamma_s x_s = f(x_p); "
                                "f(x) = sum coupling[k] x^k; nu_p = omega_s / l"},
                HERE / "two_mode_l3.truth.json")
+    _write_coupling()
 
 
 if __name__ == "__main__":
