@@ -329,7 +329,7 @@ def coupling_output(t: np.ndarray, q: np.ndarray, force: np.ndarray, settings: d
     xs = np.linspace(0.0, res["b_p"][-1], 101)
     coef = res["coefficients"]
     fitted = sum(c["map"] * xs ** int(k.split("_")[1]) for k, c in coef.items())
-    return {"parameters": coef,
+    return {"kind": "resonance_coupling", "parameters": coef,
             "coupling": {"x": xs, "f": fitted, "nodes_x": res["nodes"]["x"],
                          "nodes_f": res["nodes"]["f"]},
             "harmonic": {"b_p": res["b_p"], "f_spl": res["f_spl"], "l": res["l"]},

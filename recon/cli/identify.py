@@ -284,6 +284,8 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
     import numpy as np
 
     from identification.resonance.harmonics import estimate_frequency
+    from models.errors import DataError
+    from models.limits import COLUMN_RANGES
     from recon.io import load_toml, read_table, versions, write_json
     from recon.resonance import coupling_output, coupling_settings
 
@@ -303,6 +305,14 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
                           increasing="t")
     t, f = frame["t"].to_numpy(), frame["force"].to_numpy()
     q = np.column_stack([frame[c].to_numpy() for c in cols])
+    top, unit = COLUMN_RANGES["x"]     # the coordinates are displacements, named by the user
+    for j, c in enumerate(cols):
+        big = np.flatnonzero(np.abs(q[:, j]) > top)
+        if big.size:
+            raise DataError(f"{q[big[0], j]:g} m is beyond the physical range of a "
+                            f"displacement (|value| <= {top:g} {unit}; a unit in the header "
+                            "missing or wrong?)", source=str(record), key=c,
+                            row=int(big[0]) + 1)
     if frequency is not None:
         nu, source = _frequency(frequency), "given"
     elif settings["frequency"] is not None:
@@ -324,6 +334,7 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
     for name, c in out["parameters"].items():
         say(f"{name:8s} {c['map']:.6g} [{c['ci95'][0]:.6g}, {c['ci95'][1]:.6g}] {c['unit']}")
     say(f"wrote {output}")
+    end_with_report(output)
 
 
 COMMANDS = (identify,)

@@ -80,3 +80,21 @@ def test_coupling_record_regenerates_from_the_script():
     fr, _ = read_table(REC, {"t": "s", "q1": "m", "q2": "m", "force": "N"})
     np.testing.assert_allclose(fr.q1.to_numpy(), q[:, 0], rtol=1e-8, atol=1e-14)
     np.testing.assert_allclose(fr.q2.to_numpy(), q[:, 1], rtol=1e-8, atol=1e-14)
+
+
+def test_report_has_the_coefficients_and_the_truth(tmp_path):
+    import reports.builders  # noqa: F401
+    from reports.build import result_kind
+    from reports.builders.resonance_coupling import build_coupling_report
+    from reports.document import Table
+
+    res, out = run(tmp_path)
+    assert res.exit_code == 0
+    assert (tmp_path / "c.pdf").read_bytes()[:5] == b"%PDF-"
+    data = json.loads(out.read_text())
+    assert result_kind(data) == "resonance_coupling"
+    rep = build_coupling_report(data, out)
+    table = next(b for b in rep.sections[0].blocks if isinstance(b, Table))
+    assert [r[0] for r in table.rows] == ["beta_3", "beta_5"]
+    assert table.rows[0][5] == "2e+05"  # the truth column from coupling_l3.truth.json
+    assert [f.name for f in rep.figures()] == ["coupling"]
