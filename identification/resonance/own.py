@@ -72,7 +72,7 @@ class ResonanceCurves:
 
 def identify_own_resonance(seq: AmplitudeSequence, *, method: str = "product",
                            below: str = "power", stiffness: str = "secant",
-                           monotone: bool = True) -> ResonanceCurves:
+                           monotone: bool = True, offset: bool = True) -> ResonanceCurves:
     """Invert an amplitude sequence (constant excitation frequency ``seq.nu``).
 
     Parameters
@@ -89,12 +89,16 @@ def identify_own_resonance(seq: AmplitudeSequence, *, method: str = "product",
         Regularise :math:`\\mu b^2\\omega^2` and :math:`\\lambda v^2` to non-decreasing before
         the inversions of :math:`\\varphi^-` and :math:`H` (:mod:`~.conditioning`), weighted by
         the windows merged in each node: neither can then take the wrong sign.
+    offset
+        Correct the restoring force for the offset's coupling with the first harmonic
+        (:mod:`~.offset`, beyond the first approximation); zero for a symmetric
+        characteristic up to noise.
     """
     gaps = seq.gaps
     kw = {"method": method, "below": below, "gaps": gaps}
     mono = {"monotone": monotone, "weights": seq.n_windows}
     vgaps = [(lo * seq.nu, hi * seq.nu) for lo, hi in gaps]
-    return ResonanceCurves(
+    curves = ResonanceCurves(
         sequence=seq,
         restoring_odd=restoring_odd(seq.b, seq.omega2, seq.mu, **kw, **mono),
         restoring_even=restoring_even(seq.b, seq.a0, seq.omega2, seq.mu, stiffness=stiffness, **kw),
@@ -103,6 +107,12 @@ def identify_own_resonance(seq: AmplitudeSequence, *, method: str = "product",
         damping_even=damping_even(seq.b, seq.lam, **kw),
         damping_odd=damping_odd(seq.b, seq.b2, seq.omega2, seq.mu, nu=seq.nu, **kw),
     )
+    if not offset:
+        return curves
+    from .offset import offset_corrected
+
+    return offset_corrected(curves, lambda s: identify_own_resonance(
+        s, method=method, below=below, stiffness=stiffness, monotone=monotone, offset=False))
 
 
 @dataclass(frozen=True)
@@ -160,13 +170,19 @@ def bootstrap_bands(curves: ResonanceCurves, x: np.ndarray, v: np.ndarray, *,
     seq = curves.sequence
     rng = np.random.default_rng(seed)
     sig = {k: node_scatter(seq.b, getattr(seq, k)) for k in ("omega2", "lam", "a0")}
+    kw = {**inversion_kw, "offset": False}
+    # the replicates are inverted without the offset correction (a deterministic shift of
+    # the estimate, not a source of noise) and shifted by it: bands centred on ``curves``
+    plain = identify_own_resonance(seq, **kw)
+    shift_r = curves.restoring_force(x) - plain.restoring_force(x)
+    shift_h = curves.damping_force(v) - plain.damping_force(v)
     R = np.empty((n_draws, len(x)))
     H = np.empty((n_draws, len(v)))
     for r in range(n_draws):
         pert = {k: getattr(seq, k) + sig[k] * rng.standard_normal(len(seq.b)) for k in sig}
-        c = identify_own_resonance(replace(seq, **pert), **inversion_kw)
-        R[r] = c.restoring_force(x)
-        H[r] = c.damping_force(v)
+        c = identify_own_resonance(replace(seq, **pert), **kw)
+        R[r] = c.restoring_force(x) + shift_r
+        H[r] = c.damping_force(v) + shift_h
     q = Bands.QUANTILES
     return Bands(x=np.asarray(x, float), v=np.asarray(v, float),
                  restoring=np.percentile(R, q, axis=0), damping=np.percentile(H, q, axis=0),

@@ -193,11 +193,14 @@ def _sequence(record, t, x, f, frequency, mass, periods, skip, rel_step):
                    "a bare --refine means always.")
 @click.option("--draws", type=click.IntRange(10, 100000), default=200, show_default=True,
               help="Bootstrap replicates of the uncertainty bands.")
+@click.option("--offset/--no-offset", default=True, show_default=True,
+              help="Correct the restoring force for the mean offset's coupling with the first "
+                   "harmonic (beyond the paper's first approximation).")
 @seed_option()
 @output_option("the result JSON (curves with bands and gaps, amplitude sequence, jumps, "
                "refinement policy and fit)", metavar="OUT.json")
 def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, frequency_b, method,
-                           below, periods, skip, rel_step, refine, draws, seed, output):
+                           below, periods, skip, rel_step, refine, draws, offset, seed, output):
     """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force).
 
     With --added-mass B --delta-mass M the reduced mass is identified first from RECORD and
@@ -230,7 +233,7 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
     try:
         out = resonance_output(t, x, f, nu, mu, method=method, below=below, periods=periods,
                                skip=skip, rel_step=rel_step, refine=refine, n_draws=draws,
-                               seed=seed)
+                               seed=seed, offset=offset)
     except InputError as exc:
         raise exc.with_source(str(record))
     out.update(extra)
@@ -240,7 +243,8 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
                        "mass_source": "added-mass method" if added else
                        ("given" if mass is not None else "default"),
                        "method": method, "below": below, "periods": periods, "skip_s": skip,
-                       "rel_step": rel_step, "refine": refine, "draws": draws, "seed": seed}
+                       "rel_step": rel_step, "refine": refine, "draws": draws,
+                       "offset_correction": offset, "seed": seed}
     out["versions"] = versions()
     write_json(out, output)
     pol = out["refinement_policy"]

@@ -36,7 +36,7 @@ CASES = {
     "preload": dict(phi="preload", H="linear", mass=1.0, F0=0.2, c=1.0, h=0.1, nu=0.8,
                     e0=0.3, e1=0.0),
     # 3. asymmetric stiffness c x + d |x| (even part d |x|), viscous damping
-    "asymmetric": dict(phi="asymmetric", H="linear", mass=1.0, c=1.0, d=0.1, h=0.1, nu=0.9,
+    "asymmetric": dict(phi="asymmetric", H="linear", mass=1.0, c=1.0, d=0.2, h=0.1, nu=0.9,
                        e0=0.03, e1=0.0),
     # 4. preload with quadratic velocity damping kappa v |v|
     "quadratic_damping": dict(phi="preload", H="quadratic", mass=1.0, F0=0.1, c=1.0,

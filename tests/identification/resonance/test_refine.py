@@ -31,7 +31,10 @@ def test_refinement_is_within_one_percent(name):
     p = G.CASES[name]
     t, x, f = load(name)
     seq = amplitude_sequence(t, x, f, p["nu"], p["mass"])
-    abel = identify_own_resonance(seq)
+    # the refinement starts from the first approximation without the offset correction, as
+    # `identify resonance` does: from the corrected estimate (0.03 % away on this symmetric
+    # record) the dead zone's polish stops at 3.5x the misfit (damping 4.3 % off)
+    abel = identify_own_resonance(seq, offset=False)
     result = refine_resonance(abel, t, x, f)
     ref = result.refinement
     ef, eh = errors(name, _View(seq, result.curves))
