@@ -23,7 +23,7 @@ therefore produce a spike of any size and either sign. Three measures, in this o
    windows of its own amplitude. (Chosen over a smoothing fit of ``V(b)``: a dead zone's or a
    preload's ``V`` has a kink or a ``sqrt`` edge that any global smoother would round off.)
    [P] asks for a *small* amplitude step (the accuracy of its quadrature (4.2), of order
-   :math:`\sqrt{\Delta b/b}`); the floor set here is no contradiction: product integration
+   :math:`\\sqrt{\\Delta b/b}`); the floor set here is no contradiction: product integration
    is of order 1.5 and accurate on 1 % steps, and the floor only stops the step from
    collapsing to noise level.
 3. **Monotone regularisation** (:func:`isotonic`, applied by the inversions of the odd
