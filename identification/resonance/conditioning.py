@@ -39,16 +39,13 @@ after it (:class:`~.harmonics.Jump` ``b_lo``, ``b_hi``). The quadratures interpo
 linearly across; the characteristic there is *interpolated*, not identified, and is flagged
 (:attr:`~.abel.Characteristic.gaps`).
 
-Uncertainty (:func:`node_scatter`): the window-to-window scatter of each quantity is the RMS,
-over a moving neighbourhood of nodes, of each node's deviation from the chord of its two
-neighbours (for independent errors of equal size :math:`\\sigma` that deviation has variance
-:math:`1.5\\sigma^2` at even spacing, hence the factor). A parametric bootstrap over the nodes
-(:func:`~.own.bootstrap_bands`) perturbs every node independently by its scatter and inverts
-again. The nodes are bin means already, so the scatter of the nodes is the error of a node (it
-is not divided again by the windows merged); neighbouring windows overlap (six-period windows
-sliding by one period), so part of the error is correlated between nodes, which the
-independent draws do not reproduce: the bands are about right, not conservative (measured in
-``tests/identification/resonance/test_paper_families.py``).
+Uncertainty: the bands (:func:`~.own.bootstrap_bands`) come from a residual moving-block
+bootstrap over the analysis windows (:func:`~.own.window_replicates`): each window's quantities
+are redrawn about their local smooth with residuals resampled in blocks of ``2 k`` windows
+(neighbouring six-period windows sliding by one period are correlated), merged into the nodes
+as above and inverted again. :func:`node_scatter` (the RMS deviation of each node from the
+chord of its neighbours, over :math:`\\sqrt{1.5}`) is the fallback for a sequence without its
+windows; it sees only the high-frequency part of correlated errors.
 
 References
 ----------

@@ -256,6 +256,9 @@ class AmplitudeSequence:
     force_mean : mean applied force per window [N]
     jumps : detected amplitude jumps, with the gaps they leave
     n_windows : windows merged into each node
+    periods : periods per analysis window
+    windows : the kept windows in time order (``b``, ``member``: node index, and every
+        per-window quantity), for the bootstrap of the bands
     all_t, all_b : centres and amplitudes of all windows, for plots and diagnostics
     """
 
@@ -275,6 +278,8 @@ class AmplitudeSequence:
     all_t: np.ndarray | None = None
     all_b: np.ndarray | None = None
     n_windows: np.ndarray | None = None
+    periods: int = 6
+    windows: dict | None = None
 
     @property
     def gaps(self) -> list[tuple[float, float]]:
@@ -451,4 +456,5 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
                              theta=nodes["theta"], e=nodes["e"], omega2=nodes["omega2"],
                              lam=nodes["lam"], a0=nodes["a0"], b2=nodes["b2"], a2=nodes["a2"],
                              force_mean=nodes["force_mean"], jumps=jumps, all_t=hx.t_mid,
-                             all_b=b, n_windows=count)
+                             all_b=b, n_windows=count, periods=int(k),
+                             windows={"b": bs, "member": member, **per_window})

@@ -111,7 +111,7 @@ def _extended(curves):
     return phi
 
 
-def offset_corrected(curves, invert, iterations: int = 3):
+def offset_corrected(curves, invert, iterations: int = 3, n_coarse: int = 24):
     """The restoring-force parts of ``curves`` after ``iterations`` defect-correction steps.
 
     Parameters
@@ -124,6 +124,9 @@ def offset_corrected(curves, invert, iterations: int = 3):
     iterations
         Correction steps (the change after the third is below 1e-4 relative on the
         asymmetric family at ``d/c = 0.2``).
+    n_coarse
+        Amplitudes (evenly spaced in index) at which the correction is computed; linear
+        interpolation in between.
 
     Returns
     -------
@@ -132,15 +135,26 @@ def offset_corrected(curves, invert, iterations: int = 3):
     """
     seq = curves.sequence
     odd0, even0 = curves.restoring_odd.value, curves.restoring_even.value
+    xg = curves.restoring_odd.x
+    # the correction is computed on at most n_coarse amplitudes and interpolated: it is a
+    # smooth second-order term, and inverting the predictions of a noisy estimate node by
+    # node amplified the noise (asymmetric family at 0.3 % noise: odd part scattered by 10 %
+    # on the full grid, 1.5 % on the coarse one)
+    sub = np.unique(np.linspace(0, len(seq.b) - 1, min(n_coarse, len(seq.b))).astype(int))
+    coarse = replace(seq, b=seq.b[sub], omega2=seq.omega2[sub], a0=seq.a0[sub],
+                     lam=seq.lam[sub], b2=seq.b2[sub], a2=seq.a2[sub],
+                     n_windows=None if seq.n_windows is None else seq.n_windows[sub],
+                     jumps=[], windows=None)
     cur = curves
     for _ in range(iterations):
         phi = _extended(cur)
-        with_a = invert(replace(seq, **dict(zip(("a0", "omega2"), offset_balance(
-            phi, seq.b, seq.mu)))))
-        without = invert(replace(seq, **dict(zip(("a0", "omega2"), offset_balance(
-            phi, seq.b, seq.mu, offset=False)))))
-        odd = odd0 - (with_a.restoring_odd.value - without.restoring_odd.value)
-        even = even0 - (with_a.restoring_even.value - without.restoring_even.value)
-        cur = replace(cur, restoring_odd=replace(cur.restoring_odd, value=odd),
-                      restoring_even=replace(cur.restoring_even, value=even))
+        with_a = invert(replace(coarse, **dict(zip(("a0", "omega2"), offset_balance(
+            phi, coarse.b, seq.mu)))))
+        without = invert(replace(coarse, **dict(zip(("a0", "omega2"), offset_balance(
+            phi, coarse.b, seq.mu, offset=False)))))
+        xc = with_a.restoring_odd.x
+        d_odd = np.interp(xg, xc, with_a.restoring_odd.value - without.restoring_odd.value)
+        d_even = np.interp(xg, xc, with_a.restoring_even.value - without.restoring_even.value)
+        cur = replace(cur, restoring_odd=replace(cur.restoring_odd, value=odd0 - d_odd),
+                      restoring_even=replace(cur.restoring_even, value=even0 - d_even))
     return cur

@@ -62,7 +62,9 @@ def test_jump_record_has_no_wrong_sign_and_flags_the_gap():
     phi, _ = PC.truth_of(p)
     assert seq.jumps and seq.gaps
     lo, hi = max(seq.gaps, key=lambda g: g[1] - g[0])
-    assert lo < 0.01 and hi > 0.6  # stuck (< 0.1 mm) to the upper branch (measured 0.66)
+    # stuck (< 0.1 mm) to the upper branch, where the first windows after the settling time
+    # 3 * 2 mu / lambda = 120 s sit (measured 0.50; the response landed at about 0.3)
+    assert lo < 0.01 and hi > 0.3
     x = np.linspace(-seq.b[-1], seq.b[-1], 2001)
     f = cur.restoring_force(x)
     assert np.all(np.sign(f[x != 0]) == np.sign(phi(x[x != 0])))
@@ -70,16 +72,19 @@ def test_jump_record_has_no_wrong_sign_and_flags_the_gap():
     inside = (np.abs(x) > lo) & (np.abs(x) < hi)
     assert np.array_equal(cur.interpolated(x), inside)
     # above the gap the curve is identified again: within 10 % beyond 1.5x the gap's end
-    # (the interpolated stretch still enters the integral there; measured 1.1 % at 1.1 m)
+    # (the interpolated stretch still enters the integral there: measured 1.2 %; 6 % at
+    # 1.0x, 11 % at 0.8x the gap's end)
     far = np.abs(x) > min(1.5 * hi, 0.9 * seq.b[-1])
     assert np.max(np.abs(f[far] / phi(x[far]) - 1)) < 0.10
     # the same record without the conditioning (no settling, no merging: only sorting) has
-    # the spikes: measured 362 of 2000 points of the wrong sign, down to -521x truth
+    # the spikes: measured 75 of 2000 points of the wrong sign, down to -3.8x the
+    # truth (the pipeline before the conditioning: 20 points, down to -0.12x)
     t, xr, fr = PC.simulate(p)
     raw = identify_own_resonance(amplitude_sequence(t, xr, fr, p["nu"], p["mass"],
-                                                    rel_step=0.0, n_tau=0.0), monotone=False)
+                                                    rel_step=0.0, n_tau=0.0), monotone=False,
+                                 offset=False)
     g = raw.restoring_force(x)
-    assert np.sum(np.sign(g[x != 0]) != np.sign(phi(x[x != 0]))) > 50
+    assert np.sum(np.sign(g[x != 0]) != np.sign(phi(x[x != 0]))) > 20
 
 
 def test_shipped_dead_zone_jump_has_no_wrong_sign():
@@ -201,7 +206,7 @@ def test_bands_match_the_spread_over_noise_seeds_and_are_seeded():
     for q, spread in ((bands.restoring, np.std(est, axis=0, ddof=1)),
                       (bands.damping, np.std(dmp, axis=0, ddof=1))):
         ratio = np.median(0.5 * (q[2] - q[1]) / spread)
-        # measured 0.91 (restoring) and 0.77 (damping); the spread of 8 seeds is itself
+        # measured 0.97 (restoring) and 1.06 (damping); the spread of 8 seeds is itself
         # uncertain by ~25 %, so a factor 2 either way is the bound of a calibrated band
         assert 0.5 < ratio < 2.0, ratio
 
