@@ -413,6 +413,8 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
                               ratio=float(db[start:j].max() / typical),
                               windows_dropped=int(j - start - 1), settle_s=settle,
                               windows_settling=int(n_settle)))
+            # the beating within the settling time is this jump's transient, not new jumps
+            j = max(j, m - 1)
         j += 1
 
     # time derivatives of b and theta within each stationary stretch (time order)
