@@ -185,17 +185,31 @@ def build_resonance_report(data: dict, path: Path) -> Report:
     if truth:
         blocks_id.append(_truth_note(truth, x, f, v, H))
 
+    def gap_text(j):
+        g = j.get("gap")
+        if not g or g[0] is None:
+            return "—"
+        return f"{g[0] * 1e3:.4g} – {g[1] * 1e3:.4g}"
+
     jump_rows = tuple((f"{j['t_before']:.4g}", f"{j['t_after']:.4g}",
                        f"{j['b_before'] * 1e3:.4g}", f"{j['b_after'] * 1e3:.4g}",
-                       f"{j.get('windows_dropped', '—')}") for j in jumps)
+                       gap_text(j), f"{j.get('windows_dropped', '—')}",
+                       f"{j.get('windows_settling', '—')}"
+                       + (f" ({j['settle_s']:.3g} s)" if "settle_s" in j else ""))
+                      for j in jumps)
     seq_blocks: list = [seq_fig]
     if jump_rows:
         seq_blocks.append(Table(columns=("t before [s]", "t after [s]", "b before [mm]",
-                                         "b after [mm]", "windows dropped"),
-                                rows=jump_rows, caption="Amplitude jumps",
+                                         "b after [mm]", "gap: no data [mm]",
+                                         "windows straddling", "windows settling"),
+                                rows=jump_rows, caption="Amplitude jumps: b before / after are "
+                                "the windows either side of the jump; the gap runs between the "
+                                "amplitudes kept either side, the settling windows after the "
+                                "jump (3 free-decay time constants 2μ/λ) being left out",
                                 flags=tuple(True for _ in jump_rows)))
-        seq_blocks.append(Paragraph("The amplitude jumped: the forces between the two "
-                                    "amplitudes were not measured.", kind="warning"))
+        seq_blocks.append(Paragraph("The amplitude jumped: the forces in the gap were not "
+                                    "measured; they are interpolated there, not identified.",
+                                    kind="warning"))
 
     flat = []
     for k, val in settings.items():

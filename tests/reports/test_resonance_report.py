@@ -51,6 +51,9 @@ def test_sections_figures_and_summary_numbers_equal_the_file():
     table = next(b for b in rep.sections[1].blocks if isinstance(b, Table))
     j = data["jumps"][0]
     assert table.rows[0][2:4] == (f"{j['b_before'] * 1e3:.4g}", f"{j['b_after'] * 1e3:.4g}")
+    lo, hi = j["gap"]
+    assert table.rows[0][4] == f"{lo * 1e3:.4g} – {hi * 1e3:.4g}"
+    assert table.rows[0][6].startswith(str(j["windows_settling"]))
     settings = next(b for b in rep.sections[3].blocks if isinstance(b, Table))
     assert ("mass_kg", "2") in settings.rows
     # the refinement is reported either way (here: not run)
