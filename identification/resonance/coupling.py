@@ -169,7 +169,8 @@ def identify_coupling(t, X, force, *, p: int, s: int, l: int, nu: float, mu_s: f
     powers = tuple(powers) if powers else ((2, 4) if l == 2 else (3, 5))
     for n in powers:
         if chebyshev_power_coefficient(n, l) == 0.0:
-            raise InputError(f"x^{n} gives no {l}-th harmonic (need n >= {l}, n - {l} even)",
+            raise InputError(f"x^{n} gives nothing at the harmonic l = {l} (need n >= {l}, "
+                             f"n - {l} even)",
                              key="powers")
     from .harmonics import _rates, window_harmonics
 

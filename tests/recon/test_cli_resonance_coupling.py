@@ -61,7 +61,7 @@ def test_bad_modes_file_is_one_line_naming_the_key_and_exit_2(tmp_path, edit, ke
 
 def test_powers_outside_the_visible_set_are_refused(tmp_path):
     res, _ = run(tmp_path, "--powers", "1,3")
-    assert res.exit_code == 2 and "x^1 gives no 3-th harmonic" in res.stderr
+    assert res.exit_code == 2 and "x^1 gives nothing at the harmonic l = 3" in res.stderr
 
 
 def test_chebyshev_power_coefficients_of_the_power_fit():
