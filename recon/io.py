@@ -243,7 +243,8 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
                 fh.seek(-1, os.SEEK_END)
                 if fh.read(1) not in (b"\n", b"\r"):
                     raise DataError("the last line has no line end: the file looks cut off "
-                                    "(truncated?)", source=src, row=len(frame))
+                                    "(truncated?); if it is complete, end its last line with "
+                                    "a line break", source=src, row=len(frame))
     else:
         raise InputError(f"unknown table format '{suffix}' (expected .csv or .parquet)", source=src)
 
