@@ -1,5 +1,6 @@
 """Report builders, one module per result kind; importing this package registers them all
 with :func:`reports.build.register_builder`."""
-from reports.builders import hysteresis, reconstruction, resonance, rig  # noqa: F401
+from reports.builders import (hysteresis, reconstruction, resonance,  # noqa: F401
+                              resonance_coupling, rig)
 
 __all__: list[str] = []

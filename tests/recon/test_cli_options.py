@@ -11,7 +11,8 @@ from recon.cli.options import Progress
 
 #: commands that write files (``-o`` names where), and those that only print
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
-           "identify rig", "identify resonance", "reconstruct", "samples generate", "report"}
+           "identify rig", "identify resonance", "identify resonance-coupling", "reconstruct",
+           "samples generate", "report"}
 PRINTERS = {"validate", "bench docking"}
 
 
