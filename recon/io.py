@@ -237,6 +237,14 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
             file_units[name] = unit
             renamed[col] = name
         frame = frame.rename(columns=renamed)
+        with open(path, "rb") as fh:   # a cut inside the last row can still parse as numbers
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() > 0:
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) not in (b"\n", b"\r"):
+                    raise DataError("the last line has no line end: the file looks cut off "
+                                    "(truncated?); if it is complete, end its last line with "
+                                    "a line break", source=src, row=len(frame))
     else:
         raise InputError(f"unknown table format '{suffix}' (expected .csv or .parquet)", source=src)
 

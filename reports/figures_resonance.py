@@ -67,9 +67,19 @@ def plot_amplitude_sequence(b: np.ndarray, theta: np.ndarray, omega2: np.ndarray
     return axes
 
 
+def _band(ax, x, band, color):
+    """95 % (light) and 68 % (darker) bands ``band = (lo95, lo68, hi68, hi95)``."""
+    if band is None:
+        return
+    lo95, lo68, hi68, hi95 = (np.asarray(b, float) for b in band)
+    ax.fill_between(x, lo95, hi95, color=color, alpha=0.15, lw=0, label="95 % band")
+    ax.fill_between(x, lo68, hi68, color=color, alpha=0.3, lw=0, label="68 % band")
+
+
 def plot_restoring_force(x: np.ndarray, f: np.ndarray, *, truth: tuple | None = None,
                          b_range: tuple[float, float] | None = None,
-                         gaps: Sequence[tuple[float, float]] = (), ax=None):
+                         gaps: Sequence[tuple[float, float]] = (), band=None,
+                         interpolated: np.ndarray | None = None, ax=None):
     """Identified restoring force phi(x) [N] against x [mm], with the truth when given.
 
     Parameters
@@ -82,6 +92,10 @@ def plot_restoring_force(x: np.ndarray, f: np.ndarray, *, truth: tuple | None = 
         Measured amplitude range: below b_min (shaded) the force is extrapolated.
     gaps : sequence of (b_before, b_after) [m]
         Amplitude jumps: no data for b_before < |x| < b_after (hatched).
+    band : (lo95, lo68, hi68, hi95) [N], optional
+        Uncertainty bands at ``x``.
+    interpolated : bool array, optional
+        Points of ``x`` where the force is interpolated across a gap (drawn dashed).
     """
     ax = _axes(ax)
     x = np.asarray(x) * 1e3
@@ -96,16 +110,26 @@ def plot_restoring_force(x: np.ndarray, f: np.ndarray, *, truth: tuple | None = 
     if truth is not None:
         ax.plot(np.asarray(truth[0]) * 1e3, truth[1], "-", color="0.55", lw=2.4,
                 label="truth")
-    ax.plot(x, f, "-", color="C0", label="identified")
+    _band(ax, x, band, "C0")
+    f = np.asarray(f, float)
+    if interpolated is not None and np.any(interpolated):
+        ident = np.where(np.asarray(interpolated, bool), np.nan, f)
+        ax.plot(x, f, "--", color="C0", lw=0.9, label="interpolated (gap)")
+        ax.plot(x, ident, "-", color="C0", label="identified")
+    else:
+        ax.plot(x, f, "-", color="C0", label="identified")
     ax.set_xlabel("displacement x [mm]")
     ax.set_ylabel("restoring force φ(x) [N]")
     ax.legend(loc="best")
     return ax
 
 
-def plot_damping(v: np.ndarray, H: np.ndarray, *, truth: tuple | None = None, ax=None):
-    """Identified damping force H(v) [N] against velocity amplitude v [mm/s], with truth."""
+def plot_damping(v: np.ndarray, H: np.ndarray, *, truth: tuple | None = None, band=None,
+                 ax=None):
+    """Identified damping force H(v) [N] against velocity amplitude v [mm/s], with truth and
+    the uncertainty bands ``band = (lo95, lo68, hi68, hi95)`` [N] when given."""
     ax = _axes(ax)
+    _band(ax, np.asarray(v) * 1e3, band, "C1")
     if truth is not None:
         ax.plot(np.asarray(truth[0]) * 1e3, truth[1], "-", color="0.55", lw=2.4,
                 label="truth")

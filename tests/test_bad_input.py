@@ -22,6 +22,8 @@ RUN = SAMPLES / "flights" / "run.toml"
 STATIC = SAMPLES / "static" / "lateral_double_loop.csv"
 ELEMENT = SAMPLES / "static" / "lateral_double_loop.start.toml"
 RESONANCE = SAMPLES / "resonance" / "dead_zone.csv"
+COUPLING = SAMPLES / "resonance" / "coupling_l3.csv"
+COUPLING_MODES = SAMPLES / "resonance" / "coupling_l3.modes.toml"
 RIG = SAMPLES / "rig" / "actuator.toml"
 RIG_RECORD = SAMPLES / "rig" / "step.parquet"
 RIG_COMMAND = SAMPLES / "rig" / "command_lift.csv"
@@ -130,6 +132,8 @@ DATA_COMMANDS = {
     "identify hysteresis": (STATIC, ["identify", "hysteresis", "DATA", "--element", ELEMENT,
                                      "-o", "OUT.json"]),
     "identify resonance": (RESONANCE, ["identify", "resonance", "DATA", "-o", "OUT.json"]),
+    "identify resonance-coupling": (COUPLING, ["identify", "resonance-coupling", "DATA",
+                                               "--modes", COUPLING_MODES, "-o", "OUT.json"]),
     "identify rig": (RIG_RECORD, ["identify", "rig", "DATA", "--config", RIG, "-o", "OUT"]),
     "simulate rig": (RIG_COMMAND, ["simulate", "rig", RIG, "--command", "DATA",
                                    "-o", "OUT.csv"]),

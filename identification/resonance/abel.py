@@ -149,6 +149,10 @@ class Characteristic:
     name, method, below, exponent
         What it is and how it was computed (``exponent``: ``p`` of the power law below
         ``x_first``).
+    gaps
+        ``(lo, hi)`` ranges of ``|x|`` left by amplitude jumps: no measured amplitude there,
+        the value is interpolated (the quadrature takes the measured quantity linear across),
+        not identified (:meth:`interpolated`).
     """
 
     x: np.ndarray
@@ -159,6 +163,15 @@ class Characteristic:
     method: str
     below: str
     exponent: float | None = None
+    gaps: tuple = ()
+
+    def interpolated(self, x: np.ndarray | float) -> np.ndarray:
+        """True where ``|x|`` lies strictly inside a gap (interpolated, not identified)."""
+        ax = np.abs(np.asarray(x, float))
+        out = np.zeros(ax.shape, bool)
+        for lo, hi in self.gaps:
+            out |= (ax > lo) & (ax < hi)
+        return out
 
     def __call__(self, x: np.ndarray | float) -> np.ndarray:
         """Evaluate at any ``x`` in ``[-x_max, x_max]`` by linear interpolation and parity;

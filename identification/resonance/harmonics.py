@@ -52,17 +52,24 @@ per-window relative increments of the amplitude (of ``log b``, so that linear an
 ramps look alike) are compared with their median, and a run of increments above
 ``jump_factor`` times the median is an **amplitude jump** (the response left one branch of the
 amplitude-frequency curve for another, [P] section 4): it is reported with the amplitudes
-either side, and the windows that straddle it (non-stationary mixtures of both branches) are
-dropped, never averaged into the sequence. The remaining windows are reduced to a strictly
-increasing sequence (a window whose amplitude does not exceed the last kept one is dropped).
+either side, the windows that straddle it (non-stationary mixtures of both branches) are
+dropped, and so are the windows of the settling time after it (the response beats about its
+new branch; :func:`~.conditioning.settling_time`). The remaining windows are *conditioned*
+(:mod:`~.conditioning`): sorted by amplitude and merged in bins of relative width
+``rel_step``, so the sequence is strictly increasing with no near-duplicate amplitudes, and
+every window counts (a non-monotone one is pooled with the windows of its amplitude, not
+dropped). The gap a jump leaves (``Jump.b_lo`` to ``Jump.b_hi``, consecutive nodes) holds no
+data.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from models.errors import DataError, InputError
+
+from .conditioning import N_TAU, REL_STEP, merge_windows, settling_time
 
 __all__ = ["estimate_frequency", "WindowHarmonics", "window_harmonics", "Jump",
            "AmplitudeSequence", "amplitude_sequence"]
@@ -210,6 +217,11 @@ class Jump:
         Largest per-window increment of ``log b`` in the jump over the median one.
     windows_dropped
         Windows straddling the jump, excluded from the sequence.
+    settle_s, windows_settling
+        Settling time after the jump [s] and the windows dropped within it.
+    b_lo, b_hi
+        The gap in the conditioned sequence: consecutive nodes either side of the jump [m];
+        the characteristics between them are interpolated, not identified.
     """
 
     t_before: float
@@ -218,11 +230,16 @@ class Jump:
     b_after: float
     ratio: float
     windows_dropped: int
+    settle_s: float = 0.0
+    windows_settling: int = 0
+    b_lo: float | None = None
+    b_hi: float | None = None
 
     def as_dict(self) -> dict:
         return {"t_before": self.t_before, "t_after": self.t_after, "b_before": self.b_before,
                 "b_after": self.b_after, "increment_over_median": self.ratio,
-                "windows_dropped": self.windows_dropped}
+                "windows_dropped": self.windows_dropped, "settle_s": self.settle_s,
+                "windows_settling": self.windows_settling, "gap": [self.b_lo, self.b_hi]}
 
 
 @dataclass(frozen=True)
@@ -237,8 +254,12 @@ class AmplitudeSequence:
     omega2 : backbone [rad^2/s^2]; lam : equivalent viscous coefficient [N s/m]
     a0 : zero harmonic, twice the mean [m]; b2, a2 : second harmonic relative to psi [m]
     force_mean : mean applied force per window [N]
-    jumps : detected amplitude jumps
-    windows : all window harmonics (response), for plots and diagnostics
+    jumps : detected amplitude jumps, with the gaps they leave
+    n_windows : windows merged into each node
+    periods : periods per analysis window
+    windows : the kept windows in time order (``b``, ``member``: node index, and every
+        per-window quantity), for the bootstrap of the bands
+    all_t, all_b : centres and amplitudes of all windows, for plots and diagnostics
     """
 
     nu: float
@@ -256,6 +277,15 @@ class AmplitudeSequence:
     jumps: list = field(default_factory=list)
     all_t: np.ndarray | None = None
     all_b: np.ndarray | None = None
+    n_windows: np.ndarray | None = None
+    periods: int = 6
+    windows: dict | None = None
+
+    @property
+    def gaps(self) -> list[tuple[float, float]]:
+        """``(b_lo, b_hi)`` of every gap between consecutive nodes left by jumps [m]
+        (successive jumps that leave the same gap give it once)."""
+        return sorted({(j.b_lo, j.b_hi) for j in self.jumps if j.b_lo is not None})
 
     @property
     def v(self) -> np.ndarray:
@@ -286,7 +316,8 @@ def _wrap(a):
 
 def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float, mu: float,
                        *, k: int = 6, skip: float | None = None, jump_factor: float = 8.0,
-                       min_windows: int = 8, ramp_correction: bool = True) -> AmplitudeSequence:
+                       min_windows: int = 8, ramp_correction: bool = True,
+                       rel_step: float = REL_STEP, n_tau: float = N_TAU) -> AmplitudeSequence:
     """Windowed first approximation (2.3) of a ramped constant-frequency resonance test.
 
     Parameters
@@ -311,6 +342,11 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
         docstring): harmonics fitted with linearly varying amplitudes
         (``window_harmonics(modulated=True)``) and the drift terms of the averaged equations.
         False: [P]'s quadratures (4.3) and stationary formulas as printed.
+    rel_step
+        Relative width of the amplitude bins the windows are merged in
+        (:func:`~.conditioning.merge_windows`; 0: sorting only).
+    n_tau
+        Settling time after a jump in free-decay time constants ``2 mu / lambda``.
     """
     t = np.asarray(t, float)
     if len(t) < 8 or np.any(np.diff(t) <= 0):
@@ -321,6 +357,8 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
         raise InputError("reduced mass must be positive [kg]", key="mass")
     if k < 1:
         raise InputError("window must hold at least one period", key="periods")
+    if not (np.isfinite(rel_step) and 0 <= rel_step < 0.5):
+        raise InputError("relative amplitude step must be in [0, 0.5)", key="rel_step")
     period = 2 * np.pi / nu
     hold = 2 * k * period if skip is None else float(skip)
     hx = window_harmonics(t, x, nu, k=k, n_max=2, t_first=t[0] + hold, modulated=ramp_correction)
@@ -336,6 +374,8 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
     a2 = -hx.s[:, 2] * np.sin(two) + hx.c[:, 2] * np.cos(two)
     a0 = hx.c[:, 0]
     fmean = 0.5 * hf.c[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam_static = e * np.sin(theta) / (b * nu)
 
     order = np.arange(len(b))
     if len(b) > 1 and np.polyfit(order, b, 1)[0] < 0:
@@ -348,6 +388,7 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
     keep = np.ones(len(bo), bool)
     segment = np.zeros(len(bo), int)  # stationary stretches between jumps
     jumps: list[Jump] = []
+    edges = []  # (last index before, first index after) of each jump, ramp order
     j = 0
     while j < len(bo) - 1:
         if abnormal[j]:
@@ -356,39 +397,66 @@ def amplitude_sequence(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
                 j += 1
             keep[start + 1:j] = False  # windows straddling the transition
             segment[j:] += 1
+            # settling: the response beats about its new branch for a few 2 mu / lambda
+            settle = settling_time(mu, lam_static[order[j:]], n_tau)
+            t_first = hx.t_start[order[j]]
+            n_settle = 0
+            m = j
+            while m < len(bo) and abs(hx.t_start[order[m]] - t_first) < settle:
+                keep[m] = False
+                n_settle += 1
+                m += 1
+            edges.append((start, m))
             jumps.append(Jump(t_before=float(hx.t_mid[order[start]]),
                               t_after=float(hx.t_mid[order[j]]),
                               b_before=float(bo[start]), b_after=float(bo[j]),
                               ratio=float(db[start:j].max() / typical),
-                              windows_dropped=int(j - start - 1)))
+                              windows_dropped=int(j - start - 1), settle_s=settle,
+                              windows_settling=int(n_settle)))
+            # the beating within the settling time is this jump's transient, not new jumps
+            j = max(j, m - 1)
         j += 1
 
     # time derivatives of b and theta within each stationary stretch (time order)
     bdot = np.zeros(len(b))
     thdot = np.zeros(len(b))
+    seg_t = np.empty(len(b), int)
+    seg_t[order] = segment
+    keep_t = np.empty(len(b), bool)
+    keep_t[order] = keep
     if ramp_correction:
-        seg_t = np.empty(len(b), int)
-        seg_t[order] = segment
-        keep_t = np.empty(len(b), bool)
-        keep_t[order] = keep
         for sgm in np.unique(seg_t):
             ii = np.flatnonzero((seg_t == sgm) & keep_t)
             bdot[ii], thdot[ii] = _rates(hx.t_mid[ii], b[ii], theta[ii], k)
 
-    idx = []
-    last = -np.inf
-    for i in np.flatnonzero(keep):
-        if bo[i] > last:
-            idx.append(i)
-            last = bo[i]
-    sel = order[np.array(idx, int)]
+    sel = np.flatnonzero(keep_t)
     if len(sel) < min_windows:
-        raise DataError(f"only {len(sel)} usable windows with a monotone amplitude "
-                        f"(need {min_windows}); record too short or amplitude not ramped",
-                        key="x")
+        raise DataError(f"only {len(sel)} usable windows (need {min_windows}); record too "
+                        "short or amplitude not ramped", key="x")
     bs, es, ths = b[sel], e[sel], theta[sel]
     omega2 = nu * nu + (es * np.cos(ths) - 2 * mu * nu * bs * thdot[sel]) / (mu * bs)
     lam = (es * np.sin(ths) - 2 * mu * nu * bdot[sel]) / (bs * nu)
-    return AmplitudeSequence(nu=float(nu), mu=float(mu), t=hx.t_mid[sel], b=bs, theta=ths, e=es,
-                             omega2=omega2, lam=lam, a0=a0[sel], b2=b2[sel], a2=a2[sel],
-                             force_mean=fmean[sel], jumps=jumps, all_t=hx.t_mid, all_b=b)
+    per_window = {"t": hx.t_mid[sel], "theta": ths, "e": es, "omega2": omega2, "lam": lam,
+                  "a0": a0[sel], "b2": b2[sel], "a2": a2[sel], "force_mean": fmean[sel]}
+    b_nodes, nodes, count, member = merge_windows(bs, per_window, rel_step)
+    if len(b_nodes) < min_windows:
+        raise DataError(f"only {len(b_nodes)} distinct amplitudes (need {min_windows}); "
+                        "amplitude not ramped", key="x")
+    # the gap of each jump: the nodes of the last window before and the first kept after it
+    node_of = np.full(len(b), -1)
+    node_of[sel] = member
+    rank = np.empty(len(b), int)
+    rank[order] = np.arange(len(b))
+    for n_j, (before, after) in enumerate(edges):
+        lo = node_of[order[:before + 1]]
+        hi = node_of[order[after:]]
+        lo, hi = lo[lo >= 0], hi[hi >= 0]
+        if len(lo) and len(hi) and lo.max() < hi.min():
+            jumps[n_j] = replace(jumps[n_j], b_lo=float(b_nodes[lo.max()]),
+                                 b_hi=float(b_nodes[hi.min()]))
+    return AmplitudeSequence(nu=float(nu), mu=float(mu), t=nodes["t"], b=b_nodes,
+                             theta=nodes["theta"], e=nodes["e"], omega2=nodes["omega2"],
+                             lam=nodes["lam"], a0=nodes["a0"], b2=nodes["b2"], a2=nodes["a2"],
+                             force_mean=nodes["force_mean"], jumps=jumps, all_t=hx.t_mid,
+                             all_b=b, n_windows=count, periods=int(k),
+                             windows={"b": bs, "member": member, **per_window})

@@ -35,6 +35,7 @@ import numpy as np
 from models.errors import InputError
 
 from .abel import Characteristic, abel_integral
+from .conditioning import isotonic
 
 __all__ = ["evaluation_grid", "restoring_odd", "restoring_even", "damping_even", "damping_odd",
            "velocity_damping", "N_BELOW"]
@@ -59,14 +60,19 @@ def _check(b, *arrays):
     return (b, *out)
 
 
-def _run(b, V, name, parity, method, below, n_below, outer):
+def _run(b, V, name, parity, method, below, n_below, outer, monotone=False, weights=None,
+         gaps=()):
     x = evaluation_grid(b, n_below)
+    if monotone:
+        V = isotonic(V, weights)
     integral, p = abel_integral(b, V, x, method=method, below=below)
     return Characteristic(x=x, value=outer(x, integral), x_first=float(b[0]), parity=parity,
-                          name=name, method=method, below=below, exponent=p)
+                          name=name, method=method, below=below, exponent=p,
+                          gaps=tuple((float(lo), float(hi)) for lo, hi in gaps))
 
 
-def restoring_odd(b, omega2, mu, *, method="product", below="power", n_below=N_BELOW):
+def restoring_odd(b, omega2, mu, *, method="product", below="power", n_below=N_BELOW,
+                  monotone=False, weights=None, gaps=()):
     """Odd restoring force :math:`\\varphi^-(x)` [N] from the backbone :math:`\\omega^2(b)`.
 
     Parameters
@@ -79,14 +85,21 @@ def restoring_odd(b, omega2, mu, *, method="product", below="power", n_below=N_B
         Reduced mass of the mode [kg].
     method, below, n_below
         Quadrature, law below ``b[0]`` (:mod:`~.abel`), points below ``b[0]``.
+    monotone, weights
+        Replace :math:`\\mu b^2\\omega^2` by its weighted non-decreasing least-squares fit
+        (:func:`~.conditioning.isotonic`, ``weights`` per amplitude: windows merged) before the
+        inversion: every increment is then non-negative, so :math:`\\varphi^- \\ge 0` on
+        ``x > 0`` (a restoring force that does not decrease with displacement).
+    gaps
+        ``(b_lo, b_hi)`` amplitude gaps [m]: the result is flagged as interpolated there.
     """
     b, omega2 = _check(b, omega2)
     return _run(b, mu * b * b * omega2, "restoring_odd", -1, method, below, n_below,
-                lambda x, i: 0.5 * i)
+                lambda x, i: 0.5 * i, monotone, weights, gaps)
 
 
 def restoring_even(b, a0, omega2, mu, *, stiffness="secant", method="product", below="power",
-                   n_below=N_BELOW):
+                   n_below=N_BELOW, gaps=()):
     """Even restoring force :math:`\\varphi^+(x)` [N] from the zero harmonic.
 
     Parameters
@@ -115,21 +128,21 @@ def restoring_even(b, a0, omega2, mu, *, stiffness="secant", method="product", b
         raise InputError(f"unknown offset stiffness '{stiffness}' (secant or tangent)",
                          key="stiffness")
     return _run(b, mu * a0 * k, "restoring_even", +1, method, below, n_below,
-                lambda x, i: -0.5 * x * i)
+                lambda x, i: -0.5 * x * i, gaps=gaps)
 
 
-def damping_even(b, lam, *, method="product", below="power", n_below=N_BELOW):
+def damping_even(b, lam, *, method="product", below="power", n_below=N_BELOW, gaps=()):
     """Even part :math:`D^+(x)` [N s/m] of a displacement-dependent damping coefficient.
 
     ``lam`` is :math:`\\lambda(b) = e\\sin\\theta/(b\\nu)` [N s/m].
     """
     b, lam = _check(b, lam)
     return _run(b, b * b * lam, "damping_even", +1, method, below, n_below,
-                lambda x, i: 0.5 * np.gradient(i, x, edge_order=2))
+                lambda x, i: 0.5 * np.gradient(i, x, edge_order=2), gaps=gaps)
 
 
 def damping_odd(b, b2, omega2, mu, *, nu=None, method="product", below="power",
-                n_below=N_BELOW):
+                n_below=N_BELOW, gaps=()):
     """Odd part :math:`D^-(x)` [N s/m^2 * m] of the damping coefficient from the second harmonic.
 
     Parameters
@@ -150,10 +163,11 @@ def damping_odd(b, b2, omega2, mu, *, nu=None, method="product", below="power",
     else:
         w = b2 * (4.0 * nu * nu - omega2) / (3.0 * nu)
     return _run(b, b * b * w, "damping_odd", -1, method, below, n_below,
-                lambda x, i: 0.75 * mu / x * np.gradient(i, x, edge_order=2))
+                lambda x, i: 0.75 * mu / x * np.gradient(i, x, edge_order=2), gaps=gaps)
 
 
-def velocity_damping(v, lam, *, method="product", below="power", n_below=N_BELOW):
+def velocity_damping(v, lam, *, method="product", below="power", n_below=N_BELOW,
+                     monotone=False, weights=None, gaps=()):
     """Velocity-dependent damping force :math:`H(v)` [N], (2.6).
 
     Parameters

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from models.errors import InputError
-from recon.cli.options import (Group, common_options, config_option, end_with_report, input_path,
-                               output_option, say, seed_option)
+from recon.cli.options import (Finite, Group, common_options, config_option, end_with_report,
+                               input_path, output_option, say, seed_option)
 from recon.cli.simulate import rig_config
 
 __all__ = ["COMMANDS", "identify"]
@@ -137,80 +137,207 @@ def _frequency(text: str) -> float:
                          source="--frequency") from None
 
 
+def _read_resonance_record(record: str):
+    from recon.io import read_table
+
+    frame, _ = read_table(record, {"t": "s", "x": "m", "force": "N"},
+                          required=("t", "x", "force"), allow_nan=False, min_rows=10,
+                          increasing="t")
+    return tuple(frame[c].to_numpy() for c in ("t", "x", "force"))
+
+
+def _sequence(record, t, x, f, frequency, mass, periods, skip, rel_step):
+    from identification.resonance.harmonics import amplitude_sequence, estimate_frequency
+
+    nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
+    if not nu > 0:
+        raise InputError("must be positive", source="--frequency")
+    try:
+        return nu, amplitude_sequence(t, x, f, nu, mass, k=periods, skip=skip,
+                                      rel_step=rel_step)
+    except InputError as exc:
+        raise exc.with_source(str(record))
+
+
 @identify.command("resonance")
 @common_options
 @click.argument("record", callback=input_path, type=click.Path(dir_okay=False))
 @click.option("--frequency", "frequency", default=None,
               help="Excitation frequency nu [rad/s] (or '2.5Hz'); estimated from the force if absent.")
-@click.option("--mass", type=float, default=1.0, show_default=True, help="Reduced mass mu [kg].")
+@click.option("--mass", type=Finite(0.0, 1e9, min_open=True), default=None,
+              help="Reduced mass mu [kg] (default 1; with --added-mass: identified).")
+@click.option("--added-mass", "added", default=None, callback=input_path,
+              type=click.Path(dir_okay=False),
+              help="Record B: the same test with --delta-mass attached (added-mass method: "
+                   "the reduced mass is identified from RECORD and B).")
+@click.option("--delta-mass", type=Finite(0.0, 1e9, min_open=True), default=None,
+              help="The added mass of record B [kg].")
+@click.option("--rho", type=Finite(0.0, 1e3, min_open=True), default=1.0, show_default=True,
+              help="Amplitude at the added mass over the mode's reference amplitude.")
+@click.option("--frequency-b", "frequency_b", default=None,
+              help="Excitation frequency of record B (default: estimated from its force).")
 @click.option("--method", type=click.Choice(["product", "stieltjes"]), default="product",
               show_default=True, help="Abel quadrature: product integration or the paper's (4.2).")
 @click.option("--below", type=click.Choice(["power", "linear", "chord"]), default="power",
               show_default=True, help="Law below the first measured amplitude.")
-@click.option("--periods", type=int, default=6, show_default=True, help="Periods per window.")
-@click.option("--skip", type=float, default=None, help="Hold time before the first window [s].")
-@click.option("--refine", is_flag=True, help="Refine by fitting the simulated oscillator to the record.")
-@output_option("the result JSON (curves, amplitude sequence, jumps; with --refine also the "
-               "refinement's fit result)", metavar="OUT.json")
-def identify_resonance_cmd(record, frequency, mass, method, below, periods, skip, refine, output):
-    """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force)."""
-    import numpy as np
+@click.option("--periods", type=click.IntRange(1, 600), default=6, show_default=True,
+              help="Periods per window.")
+@click.option("--skip", type=Finite(0.0, 1e9), default=None,
+              help="Hold time before the first window [s].")
+@click.option("--rel-step", type=Finite(0.0, 0.5), default=0.01, show_default=True,
+              help="Relative width of the amplitude bins the windows are merged in.")
+@click.option("--refine", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True, is_flag=False, flag_value="always",
+              help="Refinement by fitting the simulated oscillator to the record: auto "
+                   "applies it only where it lowers the misfit and stays within the bands; "
+                   "a bare --refine means always.")
+@click.option("--draws", type=click.IntRange(10, 100000), default=200, show_default=True,
+              help="Bootstrap replicates of the uncertainty bands.")
+@click.option("--offset/--no-offset", default=True, show_default=True,
+              help="Correct the restoring force for the mean offset's coupling with the first "
+                   "harmonic (beyond the paper's first approximation).")
+@seed_option()
+@output_option("the result JSON (curves with bands and gaps, amplitude sequence, jumps, "
+               "refinement policy and fit)", metavar="OUT.json")
+def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, frequency_b, method,
+                           below, periods, skip, rel_step, refine, draws, offset, seed, output):
+    """Restoring force and damping of one mode from a resonance-test RECORD (t, x, force).
 
-    from identification.resonance.harmonics import amplitude_sequence, estimate_frequency
-    from identification.resonance.own import identify_own_resonance
-    from recon.io import read_table, versions, write_json
+    With --added-mass B --delta-mass M the reduced mass is identified first from RECORD and
+    B (the same mode with M attached, run at another frequency) and used for the curves.
+    """
+    from recon.io import versions, write_json
+    from recon.resonance import added_mass, resonance_output
 
-    frame, _ = read_table(record, {"t": "s", "x": "m", "force": "N"},
-                          required=("t", "x", "force"), allow_nan=False, min_rows=10,
-                          increasing="t")
-    t, x, f = (frame[c].to_numpy() for c in ("t", "x", "force"))
-    nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
-    if not nu > 0:
-        raise InputError("must be positive", source="--frequency")
-    if not mass > 0:
-        raise InputError("must be a positive mass [kg]", source="--mass")
+    if (added is None) != (delta_mass is None):
+        raise InputError("--added-mass and --delta-mass go together", source="--added-mass")
+    if added is not None and mass is not None:
+        raise InputError("is identified by the added-mass method; leave it out",
+                         source="--mass")
+    t, x, f = _read_resonance_record(record)
+    mu = 1.0 if mass is None else mass
+    nu, seq = _sequence(record, t, x, f, frequency, mu, periods, skip, rel_step)
+    extra = {}
+    if added is not None:
+        tb, xb, fb = _read_resonance_record(added)
+        nu_b, seq_b = _sequence(added, tb, xb, fb, frequency_b, mu, periods, skip, rel_step)
+        try:
+            am = added_mass(seq, seq_b, delta_mass, rho=rho, seed=seed)
+        except InputError as exc:
+            raise exc.with_source(f"{record}, {added}")
+        mu = am["reduced_mass"]["map"]
+        extra["added_mass"] = {**am, "record_b": str(added)}
+        say(f"reduced mass {mu:.5g} kg, 95 % [{am['reduced_mass']['ci95'][0]:.5g}, "
+            f"{am['reduced_mass']['ci95'][1]:.5g}] (added-mass method, "
+            f"{len(am['per_amplitude']['b'])} common amplitudes)")
     try:
-        seq = amplitude_sequence(t, x, f, nu, mass, k=periods, skip=skip)
+        out = resonance_output(t, x, f, nu, mu, method=method, below=below, periods=periods,
+                               skip=skip, rel_step=rel_step, refine=refine, n_draws=draws,
+                               seed=seed, offset=offset)
     except InputError as exc:
         raise exc.with_source(str(record))
-    res = identify_own_resonance(seq, method=method, below=below)
-    xs = np.linspace(-seq.b[-1], seq.b[-1], 201)
-    vs = np.linspace(0.0, seq.v[-1], 101)
-    fx, hv = res.restoring_force(xs), res.damping_force(vs)
-    settings = {"record": str(record), "frequency_rad_s": nu,
-                "frequency_source": "given" if frequency is not None else "estimated",
-                "mass_kg": mass, "method": method, "below": below, "periods": periods,
-                "skip_s": skip, "refine": bool(refine)}
-    refined = None
-    if refine:
-        from identification.resonance.refine import damping_force, restoring_force
-        from recon.identify import refine_resonance
-
-        refined = refine_resonance(res, t, x, f)
-        c = refined.curves
-        fx = restoring_force(xs, c["x"], c["restoring"], c["preload"])
-        hv = damping_force(vs, c["v"], c["damping"], c["coulomb"])
-        settings["refinement"] = refined.refinement
-        log.info("refinement changed the restoring force by %.2f %% and the damping by %.2f %%",
-                 100 * refined.refinement["change_restoring"],
-                 100 * refined.refinement["change_damping"])
-    out = {
-        "restoring_force": {"x": xs, "f": fx},
-        "damping": {"v": vs, "H": hv},
-        "amplitude_sequence": {"b": seq.b, "theta": seq.theta, "omega2": seq.omega2,
-                               "lambda": seq.lam, "a0": seq.a0},
-        "jumps": [j.as_dict() for j in seq.jumps],
-        "settings": settings,
-        "versions": versions(),
-    }
-    if refined is not None:  # the fit behind the refined curves, in the one result schema
-        out["refinement"] = {k: v for k, v in refined.to_dict().items()
-                             if k not in ("settings", "versions")}
-    for j in seq.jumps:
-        log.warning("amplitude jump from %.4g m to %.4g m at t = %.4g s: no data in between",
-                    j.b_before, j.b_after, j.t_before)
+    out.update(extra)
+    out["settings"] = {"record": str(record), "frequency_rad_s": nu,
+                       "frequency_source": "given" if frequency is not None else "estimated",
+                       "mass_kg": mu,
+                       "mass_source": "added-mass method" if added else
+                       ("given" if mass is not None else "default"),
+                       "method": method, "below": below, "periods": periods, "skip_s": skip,
+                       "rel_step": rel_step, "refine": refine, "draws": draws,
+                       "offset_correction": offset, "seed": seed}
+    out["versions"] = versions()
     write_json(out, output)
-    say(f"{len(seq.b)} amplitudes, {len(seq.jumps)} jump(s); wrote {output}")
+    pol = out["refinement_policy"]
+    gaps = out["gaps"]
+    say(f"{len(out['amplitude_sequence']['b'])} amplitudes, {len(gaps)} gap(s) from jumps"
+        + "".join(f" [{lo * 1e3:.4g}, {hi * 1e3:.4g}] mm (interpolated)" for lo, hi in gaps)
+        + f"; wrote {output}")
+    if "change_restoring_percent" in pol:
+        say(f"refinement changed the restoring force by up to "
+            f"{pol['change_restoring_percent']:.2f} % and the damping by up to "
+            f"{pol['change_damping_percent']:.2f} %: "
+            f"{'applied' if pol['applied'] else 'not applied'} ({pol['reason']})")
+    end_with_report(output)
+
+
+@identify.command("resonance-coupling")
+@common_options
+@click.argument("record", callback=input_path, type=click.Path(dir_okay=False))
+@click.option("--modes", "modes_path", required=True, callback=input_path,
+              type=click.Path(dir_okay=False), metavar="MODES.toml",
+              help="Modal matrix, record columns, modes p and s, order l and mode s's own "
+                   "characteristics (see recon.resonance.coupling_settings).")
+@click.option("--frequency", "frequency", default=None,
+              help="Excitation frequency nu_p [rad/s] (or '2.5Hz'); default: the modes file's, "
+                   "else estimated from the force.")
+@click.option("--powers", default=None, metavar="N,N,...",
+              help="Powers of the fitted coupling polynomial (default 3,5 for l = 3; 2,4 for l = 2).")
+@click.option("--periods", type=click.IntRange(1, 600), default=6, show_default=True,
+              help="Periods per window.")
+@click.option("--skip", type=Finite(0.0, 1e9), default=None,
+              help="Hold time before the first window [s].")
+@click.option("--draws", type=click.IntRange(10, 100000), default=400, show_default=True,
+              help="Block-bootstrap replicates of the coefficients' intervals.")
+@seed_option()
+@output_option("the result JSON (coupling coefficients with intervals, the coupling curve, "
+               "the measured harmonic)", metavar="OUT.json")
+def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, periods, skip, draws,
+                                    seed, output):
+    """Cross-coupling f_sp of two modes from a non-own resonance RECORD (t, the physical
+    coordinates named in MODES.toml, force on mode p), excited at l nu_p = omega_s."""
+    import numpy as np
+
+    from identification.resonance.harmonics import estimate_frequency
+    from models.errors import DataError
+    from models.limits import COLUMN_RANGES
+    from recon.io import load_toml, read_table, versions, write_json
+    from recon.resonance import coupling_output, coupling_settings
+
+    try:
+        settings = coupling_settings(load_toml(modes_path))
+    except InputError as exc:
+        raise exc.with_source(str(modes_path)) from None
+    pw = None
+    if powers is not None:
+        try:
+            pw = tuple(int(v) for v in powers.split(","))
+        except ValueError:
+            raise InputError(f"not a list of integers: '{powers}'", source="--powers") from None
+    cols = settings["coordinates"]
+    frame, _ = read_table(record, {"t": "s", **{c: "m" for c in cols}, "force": "N"},
+                          required=("t", *cols, "force"), allow_nan=False, min_rows=10,
+                          increasing="t")
+    t, f = frame["t"].to_numpy(), frame["force"].to_numpy()
+    q = np.column_stack([frame[c].to_numpy() for c in cols])
+    top, unit = COLUMN_RANGES["x"]     # the coordinates are displacements, named by the user
+    for j, c in enumerate(cols):
+        big = np.flatnonzero(np.abs(q[:, j]) > top)
+        if big.size:
+            raise DataError(f"{q[big[0], j]:g} m is beyond the physical range of a "
+                            f"displacement (|value| <= {top:g} {unit}; a unit in the header "
+                            "missing or wrong?)", source=str(record), key=c,
+                            row=int(big[0]) + 1)
+    if frequency is not None:
+        nu, source = _frequency(frequency), "given"
+    elif settings["frequency"] is not None:
+        nu, source = settings["frequency"], str(modes_path)
+    else:
+        nu, source = estimate_frequency(t, f), "estimated"
+    try:
+        out = coupling_output(t, q, f, settings, nu=nu, powers=pw, periods=periods, skip=skip,
+                              n_draws=draws, seed=seed)
+    except InputError as exc:
+        raise exc.with_source(str(record) if exc.key != "powers" else "--powers") from None
+    out["settings"] = {"record": str(record), "modes": str(modes_path),
+                       "frequency_rad_s": nu, "frequency_source": source,
+                       "order": settings["order"], "p": settings["p"], "s": settings["s"],
+                       "periods": periods, "skip_s": skip, "draws": draws, "seed": seed,
+                       "modal_matrix": settings["Phi"].tolist()}
+    out["versions"] = versions()
+    write_json(out, output)
+    for name, c in out["parameters"].items():
+        say(f"{name:8s} {c['map']:.6g} [{c['ci95'][0]:.6g}, {c['ci95'][1]:.6g}] {c['unit']}")
+    say(f"wrote {output}")
     end_with_report(output)
 
 

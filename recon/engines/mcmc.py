@@ -78,6 +78,13 @@ MOVES = {"de-snooker": lambda m: [(m.DEMove(), 0.8), (m.DESnookerMove(), 0.2)],
          "stretch": lambda m: None}
 
 
+def _check_moves(moves: Any, key: str) -> str:
+    if not isinstance(moves, str) or moves not in MOVES:
+        raise InputError(f"must be one of {', '.join(map(repr, MOVES))}, got {moves!r}",
+                         key=key)
+    return moves
+
+
 @dataclasses.dataclass(frozen=True)
 class SamplerSettings:
     """Settings of :func:`run_ensembles` (all counts per ensemble)."""
@@ -96,19 +103,14 @@ class SamplerSettings:
         for k in ("walkers", "ensembles", "max_steps", "check_every"):
             if getattr(self, k) < 1:
                 raise InputError(f"must be >= 1, got {getattr(self, k)}", key=f"sampler.{k}")
-        if self.moves not in MOVES:
-            raise InputError(f"must be one of {', '.join(map(repr, MOVES))}, got "
-                             f"{self.moves!r}", key="sampler.moves")
+        _check_moves(self.moves, "sampler.moves")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, key: str = "sampler") -> "SamplerSettings":
         if not isinstance(d, dict):
             raise InputError("must be a table", key=key)
         d = dict(d)
-        moves = d.pop("moves", cls.moves)
-        if not isinstance(moves, str) or moves not in MOVES:
-            raise InputError(f"must be one of {', '.join(map(repr, MOVES))}, got {moves!r}",
-                             key=f"{key}.moves")
+        moves = _check_moves(d.pop("moves", cls.moves), f"{key}.moves")
         return cls(**checked_table(d, _SAMPLER_RANGE, key), moves=moves)
 
 

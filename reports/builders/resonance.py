@@ -78,6 +78,15 @@ def _truth_note(truth, x, f, v, H) -> Paragraph:
         kind="note")
 
 
+def _refined(data: dict) -> bool:
+    """Whether the written curves are the refined ones (the policy of ``recon.resonance``, or
+    an older file's ``refine`` flag)."""
+    pol = data.get("refinement_policy")
+    if pol is not None:
+        return bool(pol.get("applied"))
+    return (data.get("settings", {}) or {}).get("refine") is True
+
+
 def _fmt(v, spec: str = ".4g") -> str:
     if v is None:
         return "—"
@@ -108,7 +117,7 @@ def build_resonance_report(data: dict, path: Path) -> Report:
     items = [
         ("record", str(settings.get("record", "—"))),
         ("method", f"{settings.get('method', '—')}"
-                   f"{' + refinement' if settings.get('refine') else ''}"),
+                   f"{' + refinement' if _refined(data) else ''}"),
         ("excitation frequency ν", f"{_fmt(nu)} rad/s ({settings.get('frequency_source', '—')})"
          if nu is not None else "—"),
         ("reduced mass μ", f"{_fmt(settings.get('mass_kg'))} kg"),
@@ -116,6 +125,19 @@ def build_resonance_report(data: dict, path: Path) -> Report:
         ("amplitude range b", f"{b.min() * 1e3:.4g} – {b.max() * 1e3:.4g} mm"),
         ("amplitude jumps", str(len(jumps))),
     ]
+    pol = data.get("refinement_policy") or {}
+    if "change_restoring_percent" in pol:
+        items.append(("refinement",
+                      f"changed the restoring force by up to {pol['change_restoring_percent']:.3g} %"
+                      f" and the damping by up to {pol['change_damping_percent']:.3g} %: "
+                      f"{'applied' if pol.get('applied') else 'not applied'} "
+                      f"({pol.get('reason', '')})"))
+    elif pol:
+        items.append(("refinement", str(pol.get("reason", "not run"))))
+    am = (data.get("added_mass") or {}).get("reduced_mass")
+    if am:
+        items.append(("reduced mass (added-mass method)",
+                      f"{am['map']:.5g} kg, 95 % [{am['ci95'][0]:.5g}, {am['ci95'][1]:.5g}]"))
     ref = settings.get("refinement")
     if ref:
         items.append(("refinement: rms residual",
@@ -133,33 +155,61 @@ def build_resonance_report(data: dict, path: Path) -> Report:
                          + ("; dashed: amplitude jumps." if jumps else "."),
                          name="amplitude_sequence")
 
+    def band(group):
+        g = data.get(group, {}) or {}
+        keys = ("lo95", "lo68", "hi68", "hi95")
+        return tuple(np.asarray(g[k], float) for k in keys) if all(k in g for k in keys) \
+            else None
+
+    gaps = [tuple(g) for g in data.get("gaps", []) or []] or \
+        [(j["b_before"], j["b_after"]) for j in jumps]
+    interp = data["restoring_force"].get("interpolated")
     fig, axes = new_figure(1, 2, height_in=3.0)
     plot_restoring_force(x, f, truth=(x, truth[0](x)) if truth else None,
-                         b_range=(float(b.min()), float(b.max())),
-                         gaps=[(j["b_before"], j["b_after"]) for j in jumps], ax=axes[0, 0])
-    plot_damping(v, H, truth=(v, truth[1](v)) if truth else None, ax=axes[0, 1])
+                         b_range=(float(b.min()), float(b.max())), gaps=gaps,
+                         band=band("restoring_force"),
+                         interpolated=None if interp is None else np.asarray(interp, bool),
+                         ax=axes[0, 0])
+    plot_damping(v, H, truth=(v, truth[1](v)) if truth else None, band=band("damping"),
+                 ax=axes[0, 1])
     cap = ("Identified restoring force φ(x) and damping force H(v)"
-           + (" against the true curves of the synthetic record" if truth else "") + ".")
-    if jumps:
+           + (" against the true curves of the synthetic record" if truth else "")
+           + (" with 68 % and 95 % bands (bootstrap over the window-to-window scatter; "
+              "noise only, not the method's bias)" if band("restoring_force") else "") + ".")
+    if gaps:
         cap += (" Jumps: no data between " + "; ".join(
-            f"{j['b_before'] * 1e3:.3g} and {j['b_after'] * 1e3:.3g} mm" for j in jumps)
-            + " (interpolated there).")
+            f"{lo * 1e3:.3g} and {hi * 1e3:.3g} mm" for lo, hi in gaps)
+            + " (hatched; the force there is interpolated, dashed, not identified).")
     forces_fig = figure_png(fig, cap, name="forces")
     blocks_id.append(forces_fig)
     if truth:
         blocks_id.append(_truth_note(truth, x, f, v, H))
 
+    def gap_text(j):
+        g = j.get("gap")
+        if not g or g[0] is None:
+            return "—"
+        return f"{g[0] * 1e3:.4g} – {g[1] * 1e3:.4g}"
+
     jump_rows = tuple((f"{j['t_before']:.4g}", f"{j['t_after']:.4g}",
                        f"{j['b_before'] * 1e3:.4g}", f"{j['b_after'] * 1e3:.4g}",
-                       f"{j.get('windows_dropped', '—')}") for j in jumps)
+                       gap_text(j), f"{j.get('windows_dropped', '—')}",
+                       f"{j.get('windows_settling', '—')}"
+                       + (f" ({j['settle_s']:.3g} s)" if "settle_s" in j else ""))
+                      for j in jumps)
     seq_blocks: list = [seq_fig]
     if jump_rows:
         seq_blocks.append(Table(columns=("t before [s]", "t after [s]", "b before [mm]",
-                                         "b after [mm]", "windows dropped"),
-                                rows=jump_rows, caption="Amplitude jumps",
+                                         "b after [mm]", "gap: no data [mm]",
+                                         "windows straddling", "windows settling"),
+                                rows=jump_rows, caption="Amplitude jumps: b before / after are "
+                                "the windows either side of the jump; the gap runs between the "
+                                "amplitudes kept either side, the settling windows after the "
+                                "jump (3 free-decay time constants 2μ/λ) being left out",
                                 flags=tuple(True for _ in jump_rows)))
-        seq_blocks.append(Paragraph("The amplitude jumped: the forces between the two "
-                                    "amplitudes were not measured.", kind="warning"))
+        seq_blocks.append(Paragraph("The amplitude jumped: the forces in the gap were not "
+                                    "measured; they are interpolated there, not identified.",
+                                    kind="warning"))
 
     flat = []
     for k, val in settings.items():

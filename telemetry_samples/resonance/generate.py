@@ -12,6 +12,10 @@ geometric amplitude sweep ``b_min -> b_max`` (:func:`ramp`); a half-cosine taper
 Files: ``<case>.csv`` with columns ``t[s], x[mm], force[N]`` and ``<case>.truth.json``
 (``{"parameters": {...}, "description": ...}``). The two-mode case ``two_mode_l3.csv`` has
 ``t[s], x_p[mm], x_s[mm], force[N]`` and a sweep of force levels (see :func:`two_mode`).
+The added-mass pair ``added_mass_a.csv`` (the mode) and ``added_mass_b.csv`` (with
+``delta_mass`` attached, driven at ``nu_b``) share ``added_mass.truth.json``. ``coupling_l3.csv`` is the two-mode record in physical
+coordinates ``q1, q2`` (``q = PHI [x_p, x_s]``), with ``coupling_l3.modes.toml`` (the modal
+matrix and mode s's own characteristics) and ``coupling_l3.truth.json``.
 """
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ from identification.resonance.laws import damping_law, discontinuities, restorin
 
 from models.oscillator import SingleModeOscillator, TwoModeSystem
 
-__all__ = ["CASES", "restoring_truth", "damping_truth", "discontinuities", "simulate_case",
-           "two_mode", "main"]
+__all__ = ["CASES", "ADDED_MASS", "PHI", "coupling_record", "added_mass_cases", "restoring_truth", "damping_truth",
+           "discontinuities", "simulate_case", "two_mode", "main"]
 
 HERE = Path(__file__).resolve().parent
 SPP_SIM, STRIDE, PERIODS, TAPER = 256, 8, 200, 6
@@ -47,6 +51,20 @@ CASES = {
     "jump": dict(phi="dead_zone", H="linear", mass=2.0, g=2000.0, delta=0.01, h=5.0, nu=28.0,
                  e_min=1.25, e_max=25.0, seed=5),
 }
+
+
+# added-mass method (digest B.6): the preload mode without (A) and with (B) an added mass
+# DM at its reference point (rho = 1), B driven at nu_A sqrt(mu / (mu + DM)) so that both
+# tests sit equally far from their own resonance
+ADDED_MASS = dict(CASES["preload"], seed=7, delta_mass=0.2, rho=1.0)
+
+
+def added_mass_cases(p: dict = ADDED_MASS) -> dict:
+    """The two cases (``"a"``, ``"b"``) of the added-mass records."""
+    a = {k: v for k, v in p.items() if k not in ("delta_mass", "rho")}
+    m = p["mass"] + p["rho"] ** 2 * p["delta_mass"]
+    b = dict(a, mass=m, nu=p["nu"] * (p["mass"] / m) ** 0.5, seed=p["seed"] + 1)
+    return {"a": a, "b": b}
 
 
 # the laws live with the identification (the report compares against them by name)
@@ -158,6 +176,43 @@ def two_mode(p: dict = TWO_MODE, noise: bool = True):
     return t, xp, xs, f
 
 
+#: modal matrix of the coupling record: physical coordinates q = PHI [x_p, x_s]
+PHI = [[1.0, 0.8], [0.5, -1.5]]
+
+
+def coupling_record(p: dict = TWO_MODE):
+    """The two-mode record in physical coordinates ``q = PHI X``: ``t`` [s], ``q`` ``(n, 2)``
+    [m], the modal excitation force of mode p [N]."""
+    t, xp, xs, f = two_mode(p)
+    return t, np.c_[xp, xs] @ np.asarray(PHI).T, f
+
+
+def _write_coupling(p: dict = TWO_MODE) -> None:
+    from recon.io import write_json
+
+    t, q, f = coupling_record(p)
+    _write_csv(HERE / "coupling_l3.csv", [("t", "s"), ("q1", "mm"), ("q2", "mm"),
+                                          ("force", "N")], [t, q[:, 0] * 1e3, q[:, 1] * 1e3, f])
+    ws = (p["gamma_s"] / p["mu_s"]) ** 0.5
+    (HERE / "coupling_l3.modes.toml").write_text(
+        "# modes of coupling_l3.csv (SI): q = modal_matrix @ [x_p, x_s]\n"
+        f"modal_matrix = {PHI}\n"
+        'coordinates = ["q1", "q2"]\n'
+        "p = 0  # excited mode (column of the modal matrix)\n"
+        "s = 1  # observed mode\n"
+        f"order = {p['l']}  # superharmonic resonance l nu_p = omega_s\n"
+        f"frequency = {ws / p['l']!r}  # nu_p [rad/s]\n\n"
+        "[mode_s]  # own characteristics of mode s (linear)\n"
+        f"mass = {p['mu_s']!r}  # [kg]\n"
+        f"stiffness = {p['gamma_s']!r}  # [N/m]\n"
+        f"damping = {p['h_s']!r}  # [N s/m]\n")
+    write_json({"parameters": {f"beta_{k}": v for k, v in p["coupling"].items()},
+                "two_mode": dict(p), "modal_matrix": PHI,
+                "description": "f_sp(x_p) = sum beta_k x_p^k; the two-mode record of "
+                               "two_mode_l3.csv seen in the coordinates q = PHI [x_p, x_s]"},
+               HERE / "coupling_l3.truth.json")
+
+
 def _write_csv(path, header, cols):
     import pandas as pd
 
@@ -177,6 +232,15 @@ def main() -> None:
                     "description": f"restoring force {p['phi']}, damping {p['H']}; "
                                    "mu x'' + H(x') + phi(x) = e(t) sin(nu t)"},
                    HERE / f"{name}.truth.json")
+    for key, q in added_mass_cases().items():
+        t, x, f = simulate_case(q)
+        _write_csv(HERE / f"added_mass_{key}.csv", [("t", "s"), ("x", "mm"), ("force", "N")],
+                   [t, x * 1e3, f])
+    write_json({"parameters": {**ADDED_MASS, "nu_b": added_mass_cases()["b"]["nu"]},
+                "records": {"a": "added_mass_a.csv", "b": "added_mass_b.csv"},
+                "description": "the preload mode (mass = reduced mass mu) without (a) and with "
+                               "(b) delta_mass at rho = 1; b driven at nu_b"},
+               HERE / "added_mass.truth.json")
     t, xp, xs, f = two_mode()
     _write_csv(HERE / "two_mode_l3.csv", [("t", "s"), ("x_p", "mm"), ("x_s", "mm"), ("force", "N")],
                [t, xp * 1e3, xs * 1e3, f])
@@ -185,6 +249,7 @@ def main() -> None:
                                "mu_s x_s'' + h_s x_s' + gamma_s x_s = f(x_p); "
                                "f(x) = sum coupling[k] x^k; nu_p = omega_s / l"},
                HERE / "two_mode_l3.truth.json")
+    _write_coupling()
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ from recon.cli.options import Progress
 
 #: commands that write files (``-o`` names where), and those that only print
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
-           "identify rig", "identify resonance", "reconstruct", "samples generate", "report",
-           "campaign", "study calibration"}
+           "identify rig", "identify resonance", "identify resonance-coupling", "reconstruct",
+           "samples generate", "report", "campaign", "study calibration"}
 PRINTERS = {"validate", "bench docking"}
 
 

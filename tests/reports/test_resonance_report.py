@@ -1,5 +1,6 @@
 """Resonance report: builder over a stored OUT.json (written by
-``dockrecon identify resonance telemetry_samples/resonance/jump.csv --frequency 28 --mass 2``),
+``dockrecon identify resonance telemetry_samples/resonance/jump.csv --frequency 28 --mass 2
+--refine never``),
 figure functions, and ``dockrecon report OUT.json``."""
 import json
 import shutil
@@ -50,8 +51,13 @@ def test_sections_figures_and_summary_numbers_equal_the_file():
     table = next(b for b in rep.sections[1].blocks if isinstance(b, Table))
     j = data["jumps"][0]
     assert table.rows[0][2:4] == (f"{j['b_before'] * 1e3:.4g}", f"{j['b_after'] * 1e3:.4g}")
+    lo, hi = j["gap"]
+    assert table.rows[0][4] == f"{lo * 1e3:.4g} – {hi * 1e3:.4g}"
+    assert table.rows[0][6].startswith(str(j["windows_settling"]))
     settings = next(b for b in rep.sections[3].blocks if isinstance(b, Table))
     assert ("mass_kg", "2") in settings.rows
+    # the refinement is reported either way (here: not run)
+    assert "not run" in items["refinement"]
 
 
 def test_jump_marker_sits_between_the_two_amplitudes():
@@ -71,6 +77,11 @@ def test_figure_functions_label_axes_with_units_and_draw_truth():
     assert "[mm]" in ax.get_xlabel() and "[N]" in ax.get_ylabel()
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert {"truth", "identified", "jump: no data"} <= set(labels)
+    ax = plot_restoring_force(x, 100 * x, band=(90 * x - 1, 95 * x - 0.5, 105 * x + 0.5,
+                                                110 * x + 1),
+                              interpolated=np.abs(x) > 0.01, gaps=[(0.01, 0.02)])
+    labels = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert {"95 % band", "68 % band", "interpolated (gap)", "identified"} <= labels
     # displayed in mm: the line's x data is 1e3 x
     assert np.allclose(ax.get_lines()[-1].get_xdata(), 1e3 * x)
     ax = plot_damping(np.linspace(0, 0.1, 5), np.linspace(0, 1, 5), truth=None)
