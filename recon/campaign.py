@@ -437,7 +437,8 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
                  workers: int | None = None, scheduler: str | None = None,
                  resume: bool = False, settings: Mapping[str, Any] | None = None,
                  progress: Callable[[dict], None] | None = None,
-                 on_flight: Callable[[str, dict], None] | None = None) -> dict[str, Any]:
+                 on_flight: Callable[[str, dict], None] | None = None,
+                 threads: int | None = None) -> dict[str, Any]:
     """Reconstruct every flight of ``specs`` into ``out`` with ``worker`` on Dask (module
     docstring) and write the catalog; returns the ``campaign.json`` document.
 
@@ -463,6 +464,9 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
     on_flight
         Called with a flight's name and state (its stamp, ``state``) when it ends, after the
         catalog is written.
+    threads
+        numba / BLAS threads of each worker of the embedded cluster (default: the cores
+        shared out among the workers, at least 1).
     """
     from distributed import as_completed
 
@@ -473,7 +477,7 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
     n_cores = os.cpu_count() or 1
     if scheduler is None:
         workers = max(1, int(workers or n_cores))
-    threads = max(1, n_cores // max(1, workers or 1))
+    threads = max(1, int(threads) if threads else n_cores // max(1, workers or 1))
     states: dict[str, dict[str, Any]] = {}
     todo = []
     for spec in specs:
