@@ -19,7 +19,6 @@ Writes ``benchmarks/results/campaign_scaling.json`` and prints a table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
