@@ -59,7 +59,8 @@ def flight_table(doc: dict, catalog) -> Table:
         status = f.get("status") or ("pending" if f.get("state") == "pending" else "error")
         method = "" if c is None else _text(c["method"])
         diag = "" if c is None else _text(c["diagnostics"])
-        why = f.get("reason") or ""
+        # an ok flight's status reason only says its fit is plausible: show its warnings
+        why = "" if status == "ok" else (f.get("reason") or "")
         if not why and f.get("warnings"):
             why = " | ".join(f["warnings"])
         wall = f.get("wall_s")
