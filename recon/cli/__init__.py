@@ -17,7 +17,9 @@ Exit codes
 3
     ``reconstruct``: the fit is implausible (``result.json`` ``"status": "implausible"``: the
     best fit's cost exceeds what a correct fit plausibly has; the result and its report are
-    written, but they are not a reconstruction).
+    written, but they are not a reconstruction). ``campaign`` and ``study calibration``: a
+    flight is not reconstructed (``campaign.json`` says why), or (study) a parameter's
+    coverage is low for the table as a whole.
 4
     ``reconstruct``: the reconstruction failed (``"status": "failed"``: no finite likelihood
     anywhere the search went; ``result.json`` and the report say why).
