@@ -5,7 +5,7 @@ compute or save. Builders call :func:`new_figure` and then those functions.
 """
 from __future__ import annotations
 
-__all__ = ["new_figure", "TEXT_WIDTH_IN", "STYLE"]
+__all__ = ["new_figure", "axes_or_new", "TEXT_WIDTH_IN", "STYLE"]
 
 #: Width of the A4 text block with 18 mm margins [inch].
 TEXT_WIDTH_IN = 6.85
@@ -42,3 +42,12 @@ def new_figure(nrows: int = 1, ncols: int = 1, height_in: float = 3.0, width_in:
     fig, axes = plt.subplots(nrows, ncols, figsize=(width_in, height_in), squeeze=False,
                              layout="constrained", **subplot_kw)
     return fig, axes
+
+
+def axes_or_new(ax=None):
+    """``ax``, or the single Axes of a new report-style figure when ``ax`` is None (the
+    ``ax=None`` convention of the figure functions)."""
+    if ax is None:
+        _, axes = new_figure()
+        ax = axes[0, 0]
+    return ax

@@ -10,20 +10,13 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from reports.figures import axes_or_new
+
 __all__ = ["plot_forest", "plot_spread", "plot_coverage", "plot_z_histogram", "plot_lr_qq"]
 
 _EST = "#c0392b"
 _TRUTH = "#1f6fb2"
 _GREY = "#7f7f7f"
-
-
-def _axes(ax):
-    if ax is None:
-        from reports.figures import new_figure
-
-        _, axes = new_figure()
-        ax = axes[0, 0]
-    return ax
 
 
 def plot_forest(labels: Sequence[str], centre: np.ndarray, ci68: np.ndarray, ci95: np.ndarray,
@@ -32,7 +25,7 @@ def plot_forest(labels: Sequence[str], centre: np.ndarray, ci68: np.ndarray, ci9
     """One row per flight: the estimate (dot), its 68 % (thick) and 95 % (thin) interval, the
     truth (blue cross) where known. ``ci68``, ``ci95`` have shape (n, 2); NaN rows (a flight
     without a result) are left empty."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     y = np.arange(len(labels))[::-1]
     c95 = np.asarray(ci95, float).reshape(-1, 2)
     c68 = np.asarray(ci68, float).reshape(-1, 2)
@@ -55,7 +48,7 @@ def plot_spread(values: np.ndarray, truth: np.ndarray | None = None, *, title: s
                 ax=None):
     """Distribution over flights of an estimate (histogram), with the truths' distribution
     (step outline) where known: for campaigns too large for one row per flight."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     v = np.asarray(values, float)
     v = v[np.isfinite(v)]
     bins = max(5, min(40, int(np.sqrt(max(len(v), 1))) + 3))
@@ -78,7 +71,7 @@ def plot_coverage(names: Sequence[str], cov68: np.ndarray, cov95: np.ndarray, n:
     """Coverage of each parameter's 68 % and 95 % intervals (markers) against the nominal
     levels with their +-2 binomial sampling errors (bands) at each parameter's flight count
     ``n``."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     x = np.arange(len(names))
     n = np.maximum(np.asarray(n, float), 1.0)
     for level, cov, marker, colour in ((0.68, cov68, "o", _EST), (0.95, cov95, "s", _TRUTH)):
@@ -99,7 +92,7 @@ def plot_coverage(names: Sequence[str], cov68: np.ndarray, cov95: np.ndarray, n:
 def plot_z_histogram(z: np.ndarray, ax=None):
     """Histogram of the truth's standardised error ``(truth - median) / (68 % half-width)``
     over every flight and parameter, against the standard normal density."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     z = np.asarray(z, float)
     z = z[np.isfinite(z)]
     if z.size:
@@ -120,7 +113,7 @@ def plot_lr_qq(lr: np.ndarray, dof: int, ax=None):
     over flights against those of chi-square with ``dof`` degrees of freedom."""
     from scipy.stats import chi2
 
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     v = np.sort(np.asarray(lr, float)[np.isfinite(lr)])
     if v.size:
         p = (np.arange(1, v.size + 1) - 0.5) / v.size

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from reports.figures import axes_or_new
+
 __all__ = [
     "plot_channel_fit",
     "plot_residuals",
@@ -24,15 +26,6 @@ _DATA = "#444444"
 _FIT = "#c0392b"
 _BAND = "#e6a19a"
 _TRUTH = "#1f6fb2"
-
-
-def _axes(ax):
-    if ax is None:
-        from reports.figures import new_figure
-
-        _, axes = new_figure()
-        ax = axes[0, 0]
-    return ax
 
 
 def mark_events(ax, events: Sequence[tuple[str, float]], *, label_events: bool = True):
@@ -67,7 +60,7 @@ def plot_channel_fit(t_obs: np.ndarray, y_obs: np.ndarray, t_model: np.ndarray, 
     binary
         Draw as steps (0/1 channels).
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     if band is not None:
         ax.fill_between(t_model, band[0] * scale, band[1] * scale, color=_BAND, alpha=0.6, lw=0,
                         step="post" if binary else None, label="95 % predictive")
@@ -88,7 +81,7 @@ def plot_channel_fit(t_obs: np.ndarray, y_obs: np.ndarray, t_model: np.ndarray, 
 def plot_residuals(t: np.ndarray, residual: np.ndarray, *, label: str, unit: str, scale: float = 1.0,
                    sigma: float | None = None, ax=None):
     """Residual (telemetry minus best fit) against time, with the +-sigma noise band."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     ax.plot(t, residual * scale, ".", ms=1.8, color=_DATA, label=f"{label} residual")
     ax.axhline(0.0, color="k", lw=0.6)
     if sigma is not None and np.isfinite(sigma):
@@ -117,7 +110,7 @@ def plot_band(t: np.ndarray, best: np.ndarray, band: tuple[np.ndarray, np.ndarra
     events
         (name, time [s]) marked as dotted lines, named when ``label_events``.
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     if band is not None:
         ax.fill_between(t, band[0] * scale, band[1] * scale, color=color, alpha=0.16, lw=0,
                         label="95 % band")
@@ -134,7 +127,7 @@ def plot_band(t: np.ndarray, best: np.ndarray, band: tuple[np.ndarray, np.ndarra
 def plot_chain(chain: np.ndarray, *, label: str, unit: str, scale: float = 1.0, burn: int = 0,
                truth: float | None = None, ax=None):
     """Walker traces of one parameter: ``chain`` is (steps, walkers) [SI]."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     steps = np.arange(chain.shape[0])
     ax.plot(steps, chain * scale, color="#555555", lw=0.3, alpha=0.35)
     if burn:
@@ -171,7 +164,7 @@ def plot_loop(deflection: np.ndarray, force: np.ndarray, *, label: str,
     ``mark_ends`` marks the first point (circle) and the last (square) so the direction of
     travel reads off the figure.
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     x, f = deflection * deflection_scale, force * force_scale
     (line,) = ax.plot(x, f, label=label, **line_kw)
     if mark_ends:

@@ -9,17 +9,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from reports.figures import axes_or_new
+
 __all__ = ["plot_amplitude_sequence", "plot_restoring_force", "plot_damping",
            "mark_jumps"]
-
-
-def _axes(ax):
-    if ax is None:
-        from reports.figures import new_figure
-
-        _, axes = new_figure(1, 1, height_in=3.0)
-        ax = axes[0, 0]
-    return ax
 
 
 def mark_jumps(ax, jumps: Sequence[int], *, label: bool = True):
@@ -97,7 +90,7 @@ def plot_restoring_force(x: np.ndarray, f: np.ndarray, *, truth: tuple | None = 
     interpolated : bool array, optional
         Points of ``x`` where the force is interpolated across a gap (drawn dashed).
     """
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     x = np.asarray(x) * 1e3
     if b_range is not None:
         lo, hi = b_range[0] * 1e3, b_range[1] * 1e3
@@ -128,7 +121,7 @@ def plot_damping(v: np.ndarray, H: np.ndarray, *, truth: tuple | None = None, ba
                  ax=None):
     """Identified damping force H(v) [N] against velocity amplitude v [mm/s], with truth and
     the uncertainty bands ``band = (lo95, lo68, hi68, hi95)`` [N] when given."""
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     _band(ax, np.asarray(v) * 1e3, band, "C1")
     if truth is not None:
         ax.plot(np.asarray(truth[0]) * 1e3, truth[1], "-", color="0.55", lw=2.4,
