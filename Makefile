@@ -7,7 +7,7 @@ OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
 DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
-.PHONY: demo test test-slow bench venv clean
+.PHONY: demo test test-slow bench docs venv clean
 
 venv: $(STAMP)
 
@@ -43,5 +43,15 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+## docs: the documentation site (Sphinx, warnings are errors) into docs/_build/html; the
+## worked examples (docs/examples/plot_*.py) run during the build
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache docs/_build docs/auto_examples docs/api/generated

@@ -1,0 +1,128 @@
+"""The generated reference of the documentation (docs/_ext/dockrecon_files.py) names every
+command, option and configuration key a user can write.
+
+The checks enumerate the command line and the configuration schemas here, independently of
+the generator, and look each name up in the generated text; no Sphinx needed.
+"""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import click
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+import dockrecon_files  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return dockrecon_files.render()
+
+
+def _commands(group, path=("dockrecon",)):
+    yield path, group
+    if isinstance(group, click.Group):
+        for name, cmd in group.commands.items():
+            yield from _commands(cmd, path + (name,))
+
+
+def test_every_command_and_option_is_in_the_page(page):
+    from recon.cli import cli
+
+    missing = []
+    for path, cmd in _commands(cli):
+        title = " ".join(path)
+        if f"``{title}``" not in page:
+            missing.append(title)
+        for p in cmd.params:
+            names = p.opts + p.secondary_opts if isinstance(p, click.Option) \
+                else [p.human_readable_name]
+            for n in names:
+                if n not in page:
+                    missing.append(f"{title} {n}")
+    assert not missing, f"not in the generated page: {missing}"
+
+
+def test_every_exit_code_is_in_the_page(page):
+    codes = [c for c, _ in dockrecon_files.exit_codes()]
+    # the codes of the CLI's docstring, which the README's table repeats
+    assert sorted(codes) == [0, 1, 2, 3, 4, 65, 130]
+    section = page.split("Exit codes\n", 1)[1]
+    for c in codes:
+        assert f"* - {c}\n" in section
+
+
+def test_every_run_configuration_key_is_in_the_page(page):
+    from recon.config import DEFAULT_RUN, OPTIMIZER_KEYS, RUN_TABLES
+    from recon.engines.mcmc import SamplerSettings
+    from recon.observation import ChannelModel
+    from recon import problem
+
+    keys = [f"[{t}]" for t in RUN_TABLES]
+    keys += [f"``optimizer.{k}``" for k in OPTIMIZER_KEYS]
+    keys += [f"``{t}.{k}``" for t, table in DEFAULT_RUN.items() for k in table]
+    keys += [f"``sampler.{f.name}``" for f in dataclasses.fields(SamplerSettings)]
+    keys += [f"``observation.channels.NAME.{f.name}``" for f in dataclasses.fields(ChannelModel)
+             if f.name != "name"]
+    keys += ["``observation.clock_offset``"]
+    keys += [f"``parameters.NAME.{k}``" for k in problem._KEYS]
+    keys += ["``model.duration``", "``model.rate``", "``model.fit_after_capture``",
+             "``model.fit_before_contact``"]
+    missing = [k for k in keys if k not in page]
+    assert not missing, f"not in the generated page: {missing}"
+
+
+def _dotted_keys(d: Mapping[str, Any], prefix: str = ""):
+    for k, v in d.items():
+        dotted = f"{prefix}{k}"
+        yield dotted
+        if isinstance(v, Mapping):
+            yield from _dotted_keys(v, dotted + ".")
+
+
+def test_every_key_of_the_shipped_scenarios_and_configs_is_in_the_page(page):
+    from recon.config import RUN_TABLES
+    from recon.io import load_toml
+
+    files = [ROOT / p for p in dockrecon_files.UNIT_PRESETS.values()]
+    files += [ROOT / s for *_, samples, _m in dockrecon_files.OTHER_FILES for s in samples]
+    missing = []
+    for f in files:
+        d = load_toml(f)
+        for k in RUN_TABLES:
+            d.pop(k, None)
+        for dotted in _dotted_keys(d):
+            # names chosen by the user (envelope parameters, bounds and noise per parameter)
+            if dotted.split(".")[0] == "envelope" and dotted != "envelope":
+                continue
+            parts = dotted.split(".")
+            if parts[0] == "identify" and len(parts) > 2 and parts[1] in ("bounds", "noise"):
+                continue
+            if f"``{dotted}``" not in page:
+                missing.append(f"{f.name}: {dotted}")
+    assert not missing, f"not in the generated page: {missing}"
+
+
+def test_every_field_of_the_probe_cone_tables_is_in_the_page(page):
+    """The dataclasses a probe-cone scenario is built from: each field a reader takes from a
+    key of the same name appears (fields built from differently named keys are checked by
+    the preset test above)."""
+    cfg = importlib.import_module("models.probe_cone.config")
+    tables = {"Latches": "latches", "Slots": "slots", "CaptureSensors": "capture_sensors",
+              "Integration": "integration", "ContactLaw": "contact", "Thrust": "thrust",
+              "InitialConditions": "initial", "AxialAbsorber": "probe.axial_absorber",
+              "LateralAbsorber": "probe.lateral_absorber",
+              "TorsionAbsorber": "probe.torsion_absorber"}
+    missing = []
+    for cls_name, table in tables.items():
+        for f in dataclasses.fields(getattr(cfg, cls_name)):
+            if f"``{table}.{f.name}``" not in page:
+                missing.append(f"{table}.{f.name}")
+    assert not missing, f"not in the generated page: {missing}"
