@@ -80,11 +80,16 @@ def test_every_run_configuration_key_is_in_the_page(page):
 
 
 def _dotted_keys(d: Mapping[str, Any], prefix: str = ""):
+    """Every key of a TOML dict, dotted; the keys of an array of tables as ``name.key``."""
     for k, v in d.items():
         dotted = f"{prefix}{k}"
         yield dotted
         if isinstance(v, Mapping):
             yield from _dotted_keys(v, dotted + ".")
+        elif isinstance(v, list):
+            for e in v:
+                if isinstance(e, Mapping):
+                    yield from _dotted_keys(e, dotted + ".")
 
 
 def test_every_key_of_the_shipped_scenarios_and_configs_is_in_the_page(page):

@@ -177,15 +177,24 @@ def _allowed_from(message: str) -> list[str]:
     return [k for k in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", tail)]
 
 
-def _probe_keys(build, d: dict, path: tuple[str, ...]) -> list[str] | None:
+def _at(d, path, create: bool = False):
+    """The table at ``path`` (keys, or 0 for the first table of an array of tables)."""
+    t = d
+    for p in path:
+        t = t[p] if isinstance(p, int) or not create else t.setdefault(p, {})
+    return t
+
+
+def _dotted(path) -> str:
+    return ".".join(str(p) for p in path if not isinstance(p, int))
+
+
+def _probe_keys(build, d: dict, path: tuple) -> list[str] | None:
     """The keys the table at ``path`` of ``d`` accepts, by giving it an unknown key."""
     from models.errors import InputError
 
     trial = copy.deepcopy(d)
-    t = trial
-    for p in path:
-        t = t.setdefault(p, {})
-    t[PROBE] = 1.0
+    _at(trial, path, create=True)[PROBE] = 1.0
     try:
         build(trial)
     except InputError as exc:
@@ -198,11 +207,8 @@ def _required(build, d: dict, path: tuple[str, ...], key: str) -> bool:
     from models.errors import InputError
 
     trial = copy.deepcopy(d)
-    t = trial
-    for p in path:
-        t = t[p]
-    t.pop(key, None)
-    dotted = ".".join(path + (key,))
+    _at(trial, path).pop(key, None)
+    dotted = _dotted(path + (key,))
     try:
         build(trial)
     except InputError as exc:
@@ -274,11 +280,15 @@ def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=
     tables: list[tuple[str, ...]] = [()]
     free = set(free_tables)
 
-    def walk(d: Mapping[str, Any], path: tuple[str, ...]):
+    def walk(d: Mapping[str, Any], path: tuple):
         for k, v in d.items():
             if isinstance(v, Mapping) and k not in free:
                 tables.append(path + (k,))
                 walk(v, path + (k,))
+            elif (isinstance(v, list) and v and all(isinstance(e, Mapping) for e in v)
+                  and k not in free):                  # an array of tables: probe the first
+                tables.append(path + (k, 0))
+                walk(v[0], path + (k, 0))
 
     walk(base, ())
     for t in optional_tables:
@@ -289,9 +299,12 @@ def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=
         keys = _probe_keys(build, base, path)
         if keys is None:
             continue
-        present = base
-        for p in path:
-            present = present.get(p, {}) if isinstance(present, Mapping) else {}
+        try:
+            present = _at(base, path)
+        except (KeyError, IndexError, TypeError):
+            present = {}
+        if not isinstance(present, Mapping):
+            present = {}
         # a valid sample's keys are all accepted, also those a reader takes out of the table
         # before it checks the rest (passive.initial_rate)
         keys = keys + sorted(k for k in present if k not in keys) \
@@ -302,15 +315,19 @@ def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=
         for k in keys:
             if k == PROBE:
                 continue
-            sub = isinstance(present.get(k), Mapping) or (path + (k,)) in tables
-            dotted = ".".join(path + (k,))
+            v = present.get(k)
+            sub = (isinstance(v, Mapping) or (path + (k,)) in tables
+                   or (path + (k, 0)) in tables)
+            dotted = _dotted(path + (k,))
             req = k in present and _required(build, base, path, k)
             default = (best[1].get(k, "") if matched and k in best[0] and not req and not sub
                        else "")
             if isinstance(default, (tuple, list)) and len(default) == 0:
                 default = "[]"
             example = "" if sub or k not in present else present[k]
-            rows.append({"table": ".".join(path) if path else "(top level)", "key": k,
+            label = (f"[{_dotted(path)}]" if path and isinstance(path[-1], int)
+                     else _dotted(path))
+            rows.append({"table": label if path else "(top level)", "key": k,
                          "dotted": dotted, "subtable": sub, "required": req,
                          "unit": comments.get(dotted, "") or ("" if sub else _range_unit(k)),
                          "default": default, "example": example})
