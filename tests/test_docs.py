@@ -104,9 +104,7 @@ def test_every_key_of_the_shipped_scenarios_and_configs_is_in_the_page(page):
         for k in RUN_TABLES:
             d.pop(k, None)
         for dotted in _dotted_keys(d):
-            # names chosen by the user (envelope parameters, bounds and noise per parameter)
-            if dotted.split(".")[0] == "envelope" and dotted != "envelope":
-                continue
+            # names chosen by the user (bounds and noise per fitted rig parameter)
             parts = dotted.split(".")
             if parts[0] == "identify" and len(parts) > 2 and parts[1] in ("bounds", "noise"):
                 continue
@@ -130,4 +128,26 @@ def test_every_field_of_the_probe_cone_tables_is_in_the_page(page):
         for f in dataclasses.fields(getattr(cfg, cls_name)):
             if f"``{table}.{f.name}``" not in page:
                 missing.append(f"{table}.{f.name}")
+    assert not missing, f"not in the generated page: {missing}"
+
+
+def test_every_key_of_the_shipped_run_configurations_is_in_the_page(page):
+    """The shipped run TOMLs, with parameter and channel names generalized to ``NAME``."""
+    from recon.io import load_toml
+
+    flights = ROOT / "telemetry_samples" / "flights"
+    files = sorted(flights.glob("*run.toml")) + sorted((flights / "realistic").glob("*.toml"))
+    assert files
+    missing = []
+    for f in files:
+        for dotted in _dotted_keys(load_toml(f)):
+            parts = dotted.split(".")
+            for i, p in enumerate(parts[:-1]):
+                if p in ("parameters", "channels") and i + 1 < len(parts):
+                    parts[i + 1] = "NAME"
+            key = ".".join(parts)
+            if key.endswith(".NAME") or key in ("parameters", "observation.channels"):
+                continue                            # a user-chosen name: checked above
+            if f"``{key}``" not in page and f"[{key}]" not in page:
+                missing.append(f"{f.name}: {dotted}")
     assert not missing, f"not in the generated page: {missing}"

@@ -108,6 +108,21 @@ def _param_row(p) -> list[str]:
     return [f"``{names}``", kind, tname, req or default, help_]
 
 
+def _usage(path: tuple[str, ...], cmd) -> str:
+    """The usage line click prints for ``path`` (``dockrecon simulate docking ...``)."""
+    import click
+
+    from recon.cli import cli
+
+    ctx = click.Context(cli, info_name=path[0])
+    group = cli
+    for name in path[1:]:
+        group = group.commands[name]
+        ctx = click.Context(group, info_name=name, parent=ctx)
+    pieces = " ".join(cmd.collect_usage_pieces(ctx))
+    return f"{ctx.command_path} {pieces}".strip()
+
+
 def cli_section() -> str:
     import click
 
@@ -121,6 +136,7 @@ def cli_section() -> str:
         else:
             title = " ".join(path)
         out.append(_heading(f"``{title}``", "~"))
+        out.append(f"Usage: ``{_usage(path, cmd)}``\n\n")
         doc = (cmd.help or "").strip()
         if doc:
             out.append("::\n\n" + "\n".join("   " + line for line in doc.splitlines())
@@ -565,8 +581,21 @@ def run_section() -> str:
         "column *default* gives the value of :data:`~recon.config.DEFAULT_RUN`; ``NAME`` is a "
         "parameter or channel name. The meaning of each table is in the docstring of "
         ":mod:`recon.config`.\n\n")
+    from models.unit import get_unit
+
     for table, rows in run_keys().items():
         out.append(f"**[{table}]**\n\n")
+        if table == "parameters":
+            for unit_name in UNIT_PRESETS:
+                unit = get_unit(unit_name)
+                names = list(getattr(unit, "parameters", ()))
+                chans = [c for c in unit.fitted_channels]
+                out.append(
+                    f"``NAME`` for the ``{unit_name}`` unit: "
+                    + ", ".join(f"``{n}``" for n in names)
+                    + ", ``clock_offset``, and for a fitted channel ``CH`` (" +
+                    ", ".join(f"``{c}``" for c in chans) + "): ``CH_bias``, ``CH_scale``, "
+                    "``CH_latency`` (:mod:`recon.observation`).\n\n")
         if not rows:
             continue
         out.append(_table(["key", "default (no run table)", "accepted values / meaning"],
