@@ -151,3 +151,37 @@ def test_every_key_of_the_shipped_run_configurations_is_in_the_page(page):
             if f"``{key}``" not in page and f"[{key}]" not in page:
                 missing.append(f"{f.name}: {dotted}")
     assert not missing, f"not in the generated page: {missing}"
+
+
+def test_the_code_the_theory_pages_point_to_exists():
+    """Every module, function or class a theory page names (``:mod:``, ``:func:``,
+    ``:class:`` roles) imports, and every file path it quotes exists."""
+    import re
+
+    missing = []
+    for page_path in sorted((ROOT / "docs" / "theory").glob("*.rst")):
+        text = page_path.read_text()
+        for role, target in re.findall(r":(mod|func|class):`~?([A-Za-z0-9_.]+)`", text):
+            parts = target.split(".")
+            for cut in range(len(parts), 0, -1):   # longest importable module prefix
+                try:
+                    obj = importlib.import_module(".".join(parts[:cut]))
+                except ImportError:
+                    continue
+                try:
+                    for attr in parts[cut:]:
+                        obj = getattr(obj, attr)
+                except AttributeError:
+                    missing.append(f"{page_path.name}: {target}")
+                break
+            else:
+                missing.append(f"{page_path.name}: {target}")
+        for path in re.findall(r"``((?:models|identification|recon|reports|telemetry_samples)"
+                               r"/[A-Za-z0-9_./-]+)``", text):
+            if not (ROOT / path).exists():
+                missing.append(f"{page_path.name}: {path}")
+        # kernel modules quoted by file name next to their package path
+        for name in re.findall(r"``([a-z_]+\.py)``", text):
+            if not list(ROOT.glob(f"*/**/{name}")):
+                missing.append(f"{page_path.name}: {name}")
+    assert not missing, f"theory pages point to code that is not there: {missing}"
