@@ -52,6 +52,15 @@ names = ["energy_kinetic", "energy_stored", "energy_dissipated_brake",
          "energy_dissipated_contact", "thrust_work"]
 for n in names:
     print(f"{n:>30s}  start {traj[n][0]:9.3f} J   end {traj[n][-1]:9.3f} J")
+# %%
+# Not all of the initial kinetic energy can be absorbed: the total momentum is conserved, so
+# after capture the two vehicles keep moving together with the kinetic energy
+# :math:`|\mathbf P|^2 / 2(m_1 + m_2)` of their common motion.
+P = np.array([traj[f"momentum_{a}"][-1] for a in "xyz"])
+m_total = scenario.active.mass + scenario.passive.mass
+print(f"kinetic energy of the common motion: {P @ P / (2 * m_total):.1f} J "
+      f"(total kinetic energy at the end {traj['energy_kinetic'][-1]:.1f} J)")
+
 res = traj.ledger_residual()
 print(f"ledger residual: largest |{np.max(np.abs(res)):.3g}| J "
       f"of {traj['energy_kinetic'][0]:.3g} J initial kinetic energy")
