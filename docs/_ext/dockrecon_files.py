@@ -248,13 +248,27 @@ def _preset_comments(text: str) -> dict[str, str]:
     return units
 
 
-def _range_unit(key: str) -> str:
+def _range_row(key: str):
+    """The row of :data:`models.limits.RANGES` that checks ``key`` (first match), or None."""
     from models.limits import RANGES
 
-    for pat, _lo, _hi, unit, _signed in RANGES:
-        if re.search(pat, key):
-            return unit
-    return ""
+    for row in RANGES:
+        if re.search(row[0], key):
+            return row
+    return None
+
+
+def _range_unit(key: str) -> str:
+    row = _range_row(key)
+    return row[3] if row else ""
+
+
+def _range_text(key: str) -> str:
+    row = _range_row(key)
+    if row is None:
+        return ""
+    _pat, lo, hi, _unit, signed = row
+    return f"abs <= {hi:g}" if signed else f"{lo:g} ... {hi:g}"
 
 
 def _dataclass_defaults(module) -> list[tuple[set[str], dict[str, Any]]]:
@@ -346,6 +360,7 @@ def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=
             rows.append({"table": label if path else "(top level)", "key": k,
                          "dotted": dotted, "subtable": sub, "required": req,
                          "unit": comments.get(dotted, "") or ("" if sub else _range_unit(k)),
+                         "range": "" if sub else _range_text(k),
                          "default": default, "example": example})
     return rows
 
@@ -402,12 +417,12 @@ def _rows_table(rows: list[dict[str, Any]]) -> str:
     for table, rs in by_table.items():
         out.append(f"**[{table}]**\n\n" if table != "(top level)" else "**top level**\n\n")
         out.append(_table(
-            ["key", "required", "unit", "default", "example"],
+            ["key", "required", "unit", "default", "example", "physical range"],
             ([f"``{r['dotted']}``" + (" (table)" if r["subtable"] else ""),
               "yes" if r["required"] else "",
               r["unit"], _short(r["default"]) if r["default"] != "" else "",
-              _short(r["example"]) if r["example"] != "" else ""] for r in rs),
-            [34, 8, 14, 14, 30]))
+              _short(r["example"]) if r["example"] != "" else "", r["range"]] for r in rs),
+            [30, 7, 12, 12, 25, 14]))
     return "".join(out)
 
 
@@ -468,7 +483,9 @@ def scenario_section() -> str:
         "errors (exit code 2) naming the dotted key. The keys below were read from the "
         "scenario reader itself; *example* is the value in the shipped reference scenario, "
         "*unit* its comment there (or the physical range table :data:`models.limits.RANGES`), "
-        "*default* the value a missing optional key takes.\n\n")
+        "*default* the value a missing optional key takes, *physical range* the bounds "
+        ":data:`models.limits.RANGES` holds every value of that name to (a value outside is "
+        "refused as a typo or a unit slip, exit code 2).\n\n")
     for unit_name, preset in UNIT_PRESETS.items():
         unit = get_unit(unit_name)
         out.append(_heading(f"Unit ``{unit_name}`` ({unit.title})", "~"))
