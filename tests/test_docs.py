@@ -185,3 +185,29 @@ def test_the_code_the_theory_pages_point_to_exists():
             if not list(ROOT.glob(f"*/**/{name}")):
                 missing.append(f"{page_path.name}: {name}")
     assert not missing, f"theory pages point to code that is not there: {missing}"
+
+
+def test_the_readme_synopsis_names_every_command_and_option():
+    """The README's command synopsis is written by hand: it must not fall behind the CLI
+    (``-h`` / ``-v`` / ``-q`` and ``--version`` are explained once, above it)."""
+    from recon.cli import cli
+
+    readme = (ROOT / "README.md").read_text()
+    synopsis = readme.split("## The command line", 1)[1].split("```", 2)[1]
+    shared = {"-h", "--help", "-v", "--verbose", "-q", "--quiet", "--version"}
+    missing = []
+    for path, cmd in _commands(cli):
+        if isinstance(cmd, click.Group):
+            continue
+        title = " ".join(path)
+        if title not in synopsis:
+            missing.append(title)
+        for p in cmd.params:
+            if not isinstance(p, click.Option):
+                continue
+            names = [n for n in p.opts + p.secondary_opts if n not in shared]
+            # a flag pair is written --[no-]flag
+            if names and not any(n in synopsis or n.replace("--no-", "--[no-]") in synopsis
+                                 or n.replace("--", "--[no-]", 1) in synopsis for n in names):
+                missing.append(f"{title} {'/'.join(names)}")
+    assert not missing, f"not in the README's synopsis: {missing}"
