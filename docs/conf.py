@@ -1,7 +1,9 @@
 """Sphinx configuration of the dockrecon documentation (``make docs``).
 
 Built with warnings as errors (``-W --keep-going``). Nothing is fetched at build time: the
-theme is Sphinx's own ``alabaster``, there is no intersphinx. The page on files
+theme is Sphinx's own ``alabaster``, there is no intersphinx. Nothing is fetched when a page is
+read either: the site loads no script, style sheet, font or image from another host (MathJax
+is served from ``_static``, see below; ``tests/test_docs_browser.py`` checks it in Chromium). The page on files
 (``files.rst``) includes ``_generated/files_reference.inc``, which
 :mod:`dockrecon_files` (``docs/_ext``) writes from the code (the click commands, the
 configuration readers) before the build reads any source, so it cannot drift from the code.
@@ -73,12 +75,44 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
     "show_memory": False,
     "capture_repr": ("_repr_html_",),
+    # the execution-times page (sg_execution_times) loads jQuery, DataTables and Bootstrap
+    # from CDNs: not written. Each example page states its own running time.
+    "write_computation_times": False,
 }
+
+# -- math ------------------------------------------------------------------------------------
+# Sphinx's MathJax extension loads MathJax from a CDN by default, which an offline reader (or
+# a reader behind a closed network) does not reach: every formula would stay raw TeX. The
+# MathJax 3.2.2 distribution that the PyPI package ``sphinx-mathjax-offline`` ships (the
+# ``docs`` extra installs it, so ``make docs`` on a fresh clone has it) is copied into
+# ``_static/mathjax`` and loaded from there. The package is used as data only (its own
+# ``setup`` is not run). Chosen over the alternatives: ``sphinx.ext.imgmath`` needs LaTeX and
+# dvipng / dvisvgm, which are not on PyPI; docutils' own TeX-to-MathML converter knows a
+# subset of LaTeX (no ``\big``, and ``\dot\Delta_n`` comes out as an under/over script), and
+# Chromium renders MathML Core only, so formulas written for MathJax would render
+# differently; the Debian package ``libjs-mathjax`` would need root on the build machine.
+def _mathjax_dir() -> Path:
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        static = Path(distribution("sphinx-mathjax-offline").locate_file(
+            "sphinx-mathjax-offline/static"))
+    except PackageNotFoundError:
+        raise RuntimeError("the docs need the package sphinx-mathjax-offline (MathJax for "
+                           "offline reading): pip install -e '.[docs]', or make docs") from None
+    if not (static / "mathjax" / "tex-chtml.js").is_file():
+        raise RuntimeError(f"no mathjax/tex-chtml.js under {static}: the layout of "
+                           "sphinx-mathjax-offline changed (docs/conf.py expects 0.0.2's)")
+    return static
+
+
+mathjax_path = "mathjax/tex-chtml.js"   # relative: under _static (MathJax 3: TeX in, CHTML out)
 
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "alabaster"
 html_title = f"dockrecon {release}"
-html_static_path: list[str] = []
+# the *contents* of each directory go into _static: <package>/static/mathjax -> _static/mathjax
+html_static_path: list[str] = [str(_mathjax_dir())]
 html_theme_options = {
     "description": "Post-flight reconstruction and parameter identification of spacecraft docking",
     "fixed_sidebar": False,
