@@ -211,3 +211,31 @@ def test_the_readme_synopsis_names_every_command_and_option():
                                  or n.replace("--", "--[no-]", 1) in synopsis for n in names):
                 missing.append(f"{title} {'/'.join(names)}")
     assert not missing, f"not in the README's synopsis: {missing}"
+
+
+def test_no_formula_in_a_docstring_has_a_doubled_backslash():
+    r"""A raw docstring written as if it were not raw keeps ``\\omega``, which
+    MathJax shows as a line break and the letters "omega". Every ``:math:`` role and
+    ``.. math::`` block of every docstring in the packages is checked for a doubled backslash
+    before a command name (a TeX line break is followed by a space or a newline here)."""
+    import ast
+    import re
+
+    role = re.compile(r":math:`([^`]*)`")
+    block = re.compile(r"\.\. math::\n((?:[ \t]*\n|[ \t]+\S.*\n?)+)")
+    doubled = re.compile(r"\\\\[A-Za-z]")
+    bad = []
+    for pkg in ("models", "identification", "recon", "reports", "telemetry_samples"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            tree = ast.parse(path.read_text(), filename=str(path))
+            for node in ast.walk(tree):
+                if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                         ast.AsyncFunctionDef)):
+                    continue
+                doc = ast.get_docstring(node, clean=False)
+                if not doc:
+                    continue
+                for tex in role.findall(doc) + block.findall(doc):
+                    if doubled.search(tex):
+                        bad.append(f"{path.relative_to(ROOT)}: {tex.strip()[:60]}")
+    assert not bad, f"formulas with a doubled backslash (raw docstring?): {bad}"
