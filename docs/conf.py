@@ -63,7 +63,8 @@ sphinx_gallery_conf = {
     "examples_dirs": "examples",
     "gallery_dirs": "auto_examples",
     # Executed at build time: every plot_*.py (the reconstruction of the nominal flight, the
-    # longest, about 70 s on 2 cores with the smaller budget it states)
+    # longest: 70-80 s on 2 cores with the smaller budget it states, ~110 s with a cold
+    # numba cache)
     "filename_pattern": r"/plot_",
     "ignore_pattern": r"__init__\.py",
     "download_all_examples": False,

@@ -20,8 +20,9 @@ budget the search still reaches the truth's basin (cost 339, limit 431, below) a
 estimates match the shipped budget's to a fraction of their 95 % intervals, but the
 importance sampling has a smaller effective sample size, so the intervals are rougher.
 
-**Run time**: about 70 s on 2 cores (measured while other jobs used them). The shipped
-budget without emcee, which is what ``make demo`` runs::
+**Run time**: 70-80 s on 2 cores (measured while other jobs used them), about 110 s on a
+fresh clone, where the numba kernels are compiled first. The shipped budget without emcee,
+which is what ``make demo`` runs::
 
     dockrecon reconstruct telemetry_samples/flights/nominal.parquet \\
         --scenario models/probe_cone/presets/reference.toml \\
