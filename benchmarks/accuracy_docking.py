@@ -31,13 +31,13 @@ from models.probe_cone.simulate import SimulationError
 SIGMA = {"stroke": 2e-4, "gimbal_pitch": 1e-3, "gimbal_yaw": 1e-3,
          **{f"{v}_rate_{a}": 2e-4 for v in ("active", "passive") for a in "xyz"}}
 
-#: integration settings compared (``[integration]`` keys); the preset's own are "preset"
+#: integration settings compared (``[integration]`` keys over the preset's)
 VARIANTS = {
     "explicit, 1 ms after capture (before)": {"dt_captured": 1e-3, "implicit_friction": "never"},
-    "implicit after capture, 2 ms (preset)": {},
-    "implicit always, 2 ms after capture": {"implicit_friction": "always"},
-    "implicit after capture, 2.5 ms": {"dt_captured": 2.5e-3},
-    "implicit always, 1 ms after capture": {"dt_captured": 1e-3, "implicit_friction": "always"},
+    "implicit, 2 ms after capture (preset)": {"dt_captured": 2e-3, "implicit_friction": "always"},
+    "implicit after capture only, 2 ms": {"dt_captured": 2e-3, "implicit_friction": "captured"},
+    "implicit, 2.5 ms after capture": {"dt_captured": 2.5e-3, "implicit_friction": "always"},
+    "implicit, 1 ms after capture": {"dt_captured": 1e-3, "implicit_friction": "always"},
 }
 
 
@@ -56,6 +56,9 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=12.0)
     args = ap.parse_args(argv)
     scn = load_preset("reference")
+    it = scn.integration
+    assert {"dt_captured": it.dt_captured, "implicit_friction": it.implicit_friction} \
+        == VARIANTS["implicit, 2 ms after capture (preset)"], "the preset changed: relabel"
     # the preset's [envelope] box (the start plane and the clock offset are not drawn)
     env = tomllib.loads((Path(__file__).resolve().parents[1] / "models" / "probe_cone"
                          / "presets" / "reference.toml").read_text())["envelope"]
