@@ -33,12 +33,16 @@ SIGMA = {"stroke": 2e-4, "gimbal_pitch": 1e-3, "gimbal_yaw": 1e-3,
 
 #: integration settings compared (``[integration]`` keys over the preset's)
 VARIANTS = {
-    "explicit, 1 ms after capture (before)": {"dt_captured": 1e-3, "implicit_friction": "never"},
-    "implicit, 2 ms after capture (preset)": {"dt_captured": 2e-3, "implicit_friction": "always"},
+    "explicit, 1 ms (preset)": {"dt_captured": 1e-3, "implicit_friction": "never"},
+    "implicit, 1 ms": {"dt_captured": 1e-3, "implicit_friction": "always"},
+    "implicit, 2 ms after capture": {"dt_captured": 2e-3, "implicit_friction": "always"},
     "implicit after capture only, 2 ms": {"dt_captured": 2e-3, "implicit_friction": "captured"},
     "implicit, 2.5 ms after capture": {"dt_captured": 2.5e-3, "implicit_friction": "always"},
-    "implicit, 1 ms after capture": {"dt_captured": 1e-3, "implicit_friction": "always"},
 }
+#: extra runs at another output rate [Hz] (the shipped flights are recorded from 200 Hz runs;
+#: a step after capture that does not divide the output interval is shortened to land on it)
+RATE_VARIANTS = {"implicit, 2 ms after capture, 200 Hz output": (
+    {"dt_captured": 2e-3, "implicit_friction": "always"}, 200.0)}
 
 
 def _with(scn, **kw):
@@ -58,7 +62,7 @@ def main(argv=None) -> int:
     scn = load_preset("reference")
     it = scn.integration
     assert {"dt_captured": it.dt_captured, "implicit_friction": it.implicit_friction} \
-        == VARIANTS["implicit, 2 ms after capture (preset)"], "the preset changed: relabel"
+        == VARIANTS["explicit, 1 ms (preset)"], "the preset changed: relabel"
     # the preset's [envelope] box (the start plane and the clock offset are not drawn)
     env = tomllib.loads((Path(__file__).resolve().parents[1] / "models" / "probe_cone"
                          / "presets" / "reference.toml").read_text())["envelope"]
@@ -82,11 +86,19 @@ def main(argv=None) -> int:
                                           duration=args.duration), ref)
             except SimulationError:
                 row[name] = None
+        for name, (kw, rate) in RATE_VARIANTS.items():
+            try:
+                tr = simulate(_with(scn, **kw), overrides=ov, duration=args.duration, rate=rate)
+                k = int(round(rate / scn.integration.output_rate))
+                row[name] = max(float(np.sqrt(np.mean(((tr[c][::k] - ref[c]) / s) ** 2)))
+                                for c, s in SIGMA.items())
+            except SimulationError:
+                row[name] = None
         rows.append(row)
-        print(k, " ".join("fail" if row[n] is None else f"{row[n]:.2f}" for n in VARIANTS),
-              flush=True)
+        print(k, " ".join("fail" if row[n] is None else f"{row[n]:.2f}"
+                          for n in [*VARIANTS, *RATE_VARIANTS]), flush=True)
     summary = {}
-    for name in VARIANTS:
+    for name in [*VARIANTS, *RATE_VARIANTS]:
         v = np.array([np.inf if r[name] is None else r[name] for r in rows])
         summary[name] = {"n": int(v.size), "median": round(float(np.median(v)), 3),
                          "q90": round(float(np.quantile(v, 0.9)), 3),

@@ -302,12 +302,12 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         if st != ST_OK:
             status = st
             break
-        # after capture the step is h_capt; P_H_NOW is the step of the implicit friction
-        # (0: explicit), fixed per phase so that all four stages integrate the same equation
+        # after capture the step is h_capt; P_H_NOW is the implicit friction's gamma h (0:
+        # explicit), fixed per phase so that all four stages integrate the same equation
         captured = not math.isnan(ev[EV_CAPTURE])
         mode = P[P_IMPLICIT]
         if mode == IMPLICIT_ALWAYS or (mode == IMPLICIT_CAPTURED and captured):
-            P[P_H_NOW] = h_capt if captured else h_small
+            P[P_H_NOW] = IMPLICIT_GAMMA * (h_capt if captured else h_small)
         else:
             P[P_H_NOW] = 0.0
         st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)

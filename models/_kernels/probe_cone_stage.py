@@ -377,12 +377,12 @@ def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, 
     momenta and the energy ledger stay exact. ``D`` (``ACC_D``, PU axes) is the friction's
     velocity Jacobian with respect to the head centre's velocity (the head's rotation at the
     contact point and the normal force's rate dependence are left out: they are not what
-    makes the step stiff); ``h`` is ``P_H_NOW``, the whole step in every stage, so that a
-    stiff slip relaxation ``lambda`` enters RK4 as ``lambda / (1 + h lambda)``, ``h lambda'
-    < 1`` (half the step was tried: no gain, the 2 ms step's own error dominates). A first
-    version without ``a_P`` (an added mass ``h D`` against the inertial frame) and with the
-    isotropic ``g (I - n n^T)`` for ``D`` was off by 0.24 noise sigma rms on the gyros of the
-    reference docking at 1 ms (against a 0.25 ms explicit run); this one by 0.05."""
+    makes the step stiff); ``h`` is ``P_H_NOW`` = ``IMPLICIT_GAMMA`` times the step, the same
+    in every stage, so that a stiff slip relaxation ``lambda`` enters RK4 as ``lambda / (1 +
+    h lambda)``, inside its stability bound for any ``lambda``. A first version without
+    ``a_P`` (an added mass ``h D`` against the inertial frame) and with the isotropic ``g (I -
+    n n^T)`` for ``D`` was off by 0.24 noise sigma rms on the gyros of the reference docking
+    at 1 ms (against a 0.25 ms explicit run); this one by 0.05 (gamma 1)."""
     h = P[P_H_NOW]
     Dm = M[M_ROT_HEAD]
     Dp = M[M_ROT_HOUSING]
@@ -678,9 +678,9 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     if any_trig == N_LATCH and P[P_SENS_FR] > 0.0:
         vr = twa[ck.TW_V] - (twp[ck.TW_V] + twp[ck.TW_W + 1] * hz - twp[ck.TW_W + 2] * hy)
         ve = law[ck.LAW_VEPS]
-        isq = 1.0 / math.sqrt(vr * vr + ve * ve)
-        fpx = P[P_SENS_FR] * vr * isq
-        acc[ACC_D] += P[P_SENS_FR] * isq * ve * ve * isq * isq
+        sq = math.sqrt(vr * vr + ve * ve)
+        fpx = P[P_SENS_FR] * vr / sq
+        acc[ACC_D] += P[P_SENS_FR] * ve * ve / (sq * sq * sq)   # d fpx / d vr
         acc[ACC_F] += fpx
         acc[ACC_M + 1] += hz * fpx
         acc[ACC_M + 2] -= hy * fpx
