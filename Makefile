@@ -7,7 +7,7 @@ OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
 DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
-.PHONY: demo test test-slow bench venv clean
+.PHONY: demo test test-slow bench docs docs-test chromium venv clean
 
 venv: $(STAMP)
 
@@ -43,5 +43,34 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+## docs: the documentation site (Sphinx, warnings are errors) into docs/_build/html; the
+## worked examples (docs/examples/plot_*.py) run during the build
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+## docs-test: build the docs, then open pages of the site and an HTML report in headless
+## Chromium (tests/test_docs_browser.py: no console error, every image loaded, no request
+## to another host), with the checks of the generated reference (tests/test_docs.py)
+docs-test: docs chromium
+	$(BIN)/python -m pytest -q tests/test_docs.py tests/test_docs_browser.py
+
+## chromium: Debian's chromium for the browser tests, installed with apt-get when no Chromium
+## is on PATH (needs root); when it cannot be, says why and the browser tests skip
+CHROMIUM_NAMES := chromium chromium-browser google-chrome google-chrome-stable
+chromium:
+	@for c in $$DOCKRECON_CHROMIUM $(CHROMIUM_NAMES); do \
+	    if command -v $$c >/dev/null 2>&1; then echo "chromium: $$(command -v $$c)"; exit 0; fi; \
+	done; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "chromium: not installed (apt-get as root is needed: apt-get install chromium);" \
+	         "the browser tests will be skipped"; exit 0; fi; \
+	(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium) \
+	    || echo "chromium: apt-get install chromium failed; the browser tests will be skipped"
+
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache docs/_build docs/auto_examples docs/api/generated

@@ -19,12 +19,9 @@ from recon.flight import flight_problem
 from telemetry_samples import SAMPLES_DIR
 
 
-def main() -> None:
-    from models.probe_cone import preset_path
-
-    prob, cfg, _ = flight_problem(SAMPLES_DIR / "flights" / "nominal.parquet",
-                                  preset_path("reference"),
-                                  config=SAMPLES_DIR / "flights" / "run.toml")
+def _figures(scenario, unit) -> dict:
+    prob, cfg, _ = flight_problem(SAMPLES_DIR / "flights" / "nominal.parquet", scenario,
+                                  unit=unit, config=SAMPLES_DIR / "flights" / "run.toml")
     rng = np.random.default_rng(0)
     batch = 16  # half of a 32-walker ensemble: what one emcee call evaluates
     x = prob.space.start() + 0.01 * prob.space.prior_scale() * rng.standard_normal(
@@ -46,15 +43,34 @@ def main() -> None:
     # batch reaches on idle cores
     threads = int(numba.get_num_threads())
     cpu_per_eval = float(np.median(cpus)) / batch
-    print(json.dumps({"compile_s": round(compile_s, 3), "batch": batch,
-                      "simulated_s_per_eval": round(float(np.mean(prob.sim_end(prob.space.full(x)))), 3), "finite": int(np.isfinite(lp).sum()),
-                      "wall_s_median": round(wall, 4), "evals_per_s": round(rate, 2),
-                      "s_per_eval": round(1 / rate, 4),
-                      "minutes_for_1e5_evals": round(1e5 / rate / 60, 1),
-                      "threads": threads, "cpu_s_per_eval": round(cpu_per_eval, 5),
-                      "idle_evals_per_s": round(threads / cpu_per_eval, 1),
-                      "idle_minutes_for_1e5_evals": round(1e5 * cpu_per_eval / threads / 60,
-                                                          1)}))
+    return {"compile_s": round(compile_s, 3), "batch": batch,
+            "simulated_s_per_eval": round(float(np.mean(prob.sim_end(prob.space.full(x)))), 3),
+            "finite": int(np.isfinite(lp).sum()),
+            "wall_s_median": round(wall, 4), "evals_per_s": round(rate, 2),
+            "s_per_eval": round(1 / rate, 4),
+            "minutes_for_1e5_evals": round(1e5 / rate / 60, 1),
+            "threads": threads, "cpu_s_per_eval": round(cpu_per_eval, 5),
+            "idle_evals_per_s": round(threads / cpu_per_eval, 1),
+            "idle_minutes_for_1e5_evals": round(1e5 * cpu_per_eval / threads / 60, 1)}
+
+
+def main() -> None:
+    """The reference preset, and the same with the implicit friction and 2 ms steps after
+    capture (``implicit_2ms``, issue 21: ``benchmarks/bench_docking.py``)."""
+    import dataclasses
+
+    from models.probe_cone import load_preset
+    from models.unit import get_unit
+
+    ref = load_preset("reference")
+    fast = dataclasses.replace(ref, integration=dataclasses.replace(
+        ref.integration, dt_captured=2e-3, implicit_friction="always"))
+    unit = get_unit("probe_cone")
+    preset_f = _figures(ref, unit)
+    fast_f = _figures(fast, unit)
+    print(json.dumps({**preset_f, "implicit_2ms": fast_f,
+                      "speedup_cpu": round(preset_f["cpu_s_per_eval"]
+                                           / fast_f["cpu_s_per_eval"], 2)}))
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ COLUMN_RANGES: dict[str, tuple[float, str]] = {
     "roll": (2.0 * math.pi, "rad"), "pitch": (2.0 * math.pi, "rad"), "yaw": (2.0 * math.pi, "rad"),
     "force": (1e8, "N"), "F_load": (1e8, "N"),
     "u": (1e4, "V"),                   # a servo-valve command
-    "x_v": (1.0, "m"), "x_p": (100.0, "m"),
+    "x_v": (1.0, ""),                  # spool position, normalised to its stroke [-]
+    "x_p": (100.0, "m"),
     "p_A": (1e10, "Pa"), "p_B": (1e10, "Pa"),
     "brake": (1.0, ""),
 }

@@ -24,7 +24,7 @@ below 100 on 8 flights instead of 4, and coverage at 95 % is lower on most initi
 (5 of 12 more than two sampling errors low, against 2 of 12 on the whole record). The shipped
 5-s flights therefore fit their whole record (2.8 s after capture on the nominal flight); the
 realistic-span flights, which run 20 s and more past capture, fit 3 s after it
-(``telemetry_samples/flights/long/run.toml``).
+(``telemetry_samples/flights/realistic/run.toml``).
 """
 from __future__ import annotations
 

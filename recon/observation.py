@@ -205,7 +205,9 @@ class ObservationModel:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, key: str = "observation") -> "ObservationModel":
-        """From a TOML table::
+        """From a TOML table (all values SI).
+
+        Layout::
 
             clock_offset = 0.0          # [s]
             [channels.stroke]

@@ -6,8 +6,8 @@ Fourier coefficients of (4.3),
 
 .. math::
 
-    \\begin{Bmatrix}s_n\\\\ c_n\\end{Bmatrix} = \\frac{\\nu}{\\pi k}\\int_T^{T+2\\pi k/\\nu}
-    y(t)\\begin{Bmatrix}\\sin n\\nu t\\\\ \\cos n\\nu t\\end{Bmatrix}dt,
+    \begin{Bmatrix}s_n\\ c_n\end{Bmatrix} = \frac{\nu}{\pi k}\int_T^{T+2\pi k/\nu}
+    y(t)\begin{Bmatrix}\sin n\nu t\\ \cos n\nu t\end{Bmatrix}dt,
 
 of the response ``x`` and of the applied force are computed by the trapezoid rule on the
 samples, with the window ends placed exactly (partial trapezoids), so no leakage comes from a
@@ -27,8 +27,8 @@ Conventions (digest B.9 readings, checked against the Russian original (4.3)):
 * ``e`` is the first-harmonic amplitude of the force in the same window (the digest's "e at
   the window centre" for a linear ramp, and robust to any ramp law).
 
-Measured quantities (digest B.4): :math:`\\omega^2 = \\nu^2 + e\\cos\\theta/(\\mu b)`,
-:math:`\\lambda = e\\sin\\theta/(b\\nu)`, velocity amplitude ``v = b nu``.
+Measured quantities (digest B.4): :math:`\omega^2 = \nu^2 + e\cos\theta/(\mu b)`,
+:math:`\lambda = e\sin\theta/(b\nu)`, velocity amplitude ``v = b nu``.
 
 Ramp correction ([impl], beyond [P]): under a ramped force the amplitude and phase drift, and
 the stationary balance is biased by the drift terms of first-order averaging,

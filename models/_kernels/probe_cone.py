@@ -78,14 +78,25 @@ Choices where the papers are silent (see the docstrings at the code):
   the element work minus that and minus the brake's slip work;
 * an illegal hysteresis transition is replayed once as a rate reversal inside the step
   (two legal rows) before the run stops with ``ST_HYSTERESIS`` (workaround, see _between);
-* event times are step ends (resolution ``dt_contact``).
+* event times are step ends (resolution ``dt_contact``);
+* after capture the step is ``dt_captured``; with ``[integration] implicit_friction``
+  (``always`` in the reference preset, or ``captured``: only after capture) the head's
+  contact friction is integrated implicitly (linearized: the friction at the
+  relative velocity reached over the step, :func:`~models._kernels.probe_cone_stage.
+  _implicit_head`). The explicit regularized friction bounds the step by its viscous slope
+  ``k_Fr f_n / v_eps`` on the 10 kg head (2.25 of RK4's 2.8 at 1 ms and 3 kN) and chatters
+  near that bound; the implicit form has no such bound, and its correction is an exact
+  action-reaction pair between the head centre and the passive unit (momenta, ledger).
 
 Common path: one reciprocal for ``1/|d|``, one for ``1/u_Ax``, one square root for ``|d|``,
 one reciprocal per housing/head rotation built; no transcendental function (``atan2``/``asin``
 only when a sample is written). Step check (reference preset): the fastest mechanism mode is
 the housing against the bending spring with the head held, ``sqrt(k_b (1 + L_M/l)^2 / J_M)``
 = 226 rad/s (249 rad/s free, two-mode analysis in the tests): ``omega h`` = 0.25 at 1 ms and
-1.0 at 4 ms, inside RK4's stability bound 2.8.
+1.0 at 4 ms, inside RK4's stability bound 2.8. After capture (2 ms in the reference preset)
+the head contacts (2e6 N/m on 10 kg, several in parallel on the latch stops and the bottom)
+bound the step: 3.3 ms diverged on the reference docking, 2.5 ms failed 3 of 45 envelope
+draws (illegal hysteresis transitions), 2 ms none (``benchmarks/README.md``).
 
 Layouts
 -------
@@ -278,6 +289,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     w2_0 = y[Y_W2:Y_W2 + 3].copy()
     h_small = P[P_H_SMALL]
     h_large = P[P_H_LARGE]
+    h_capt = P[P_H_CAPT]
     t = 0.0
     k_out = 0
     n_steps = 0
@@ -290,6 +302,14 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         if st != ST_OK:
             status = st
             break
+        # after capture the step is h_capt; P_H_NOW is the implicit friction's gamma h (0:
+        # explicit), fixed per phase so that all four stages integrate the same equation
+        captured = not math.isnan(ev[EV_CAPTURE])
+        mode = P[P_IMPLICIT]
+        if mode == IMPLICIT_ALWAYS or (mode == IMPLICIT_CAPTURED and captured):
+            P[P_H_NOW] = IMPLICIT_GAMMA * (h_capt if captured else h_small)
+        else:
+            P[P_H_NOW] = 0.0
         st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
         if st != ST_OK:
             status = st
@@ -321,6 +341,8 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
                 break
             t_next = k_out * dt_out
         h = h_small if near else h_large
+        if captured:
+            h = h_capt
         land = False
         if t + h >= t_next - 1e-9 * dt_out:
             h = t_next - t

@@ -76,7 +76,19 @@ P_MOUTH_X = 125    # mouth circle of the receiving cone (limiter-pad segments vs
 P_MOUTH_R = 126    # its radius [m] (<= 0: no segment-vs-mouth test)
 P_HC_REACH = 127   # largest distance of a housing contact primitive from the joint [m]
 P_T_PRE = 128      # free-flight extension before t = 0 [s] (output rows before the start)
-NP = 129
+P_H_CAPT = 129     # step after capture [s] (the head latched in the socket)
+P_IMPLICIT = 130   # the head's contact friction implicit: IMPLICIT_NEVER / _ALWAYS / _CAPTURED
+P_H_NOW = 131      # derived by run(): step of the implicit friction in this phase, 0 = explicit
+NP = 132
+
+IMPLICIT_NEVER = 0.0      # P_IMPLICIT codes ([integration] implicit_friction)
+IMPLICIT_ALWAYS = 1.0
+IMPLICIT_CAPTURED = 2.0
+#: the implicit friction is taken at v + gamma h a (probe_cone_stage._implicit_head): 1/2
+#: (trapezoidal-like) halved the median error of 1 ms runs against 0.25 ms ones from 1 (0.088
+#: -> 0.068 sigma rms, 41 envelope draws, benchmarks/accuracy_docking.py); any gamma > 0.36
+#: keeps a stiff slip relaxation inside RK4's bound, h lambda / (1 + gamma h lambda) < 1/gamma
+IMPLICIT_GAMMA = 0.5
 
 IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
             "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
@@ -264,7 +276,9 @@ ACC_N = 12          # number of contacts [-]
 ACC_F_HOUSING = 13  # force of the housing contacts on the passive unit [N] (3)
 ACC_M_HOUSING = 16  # moment of their forces on the housing about the joint [N m] (3)
 ACC_N_HOUSING = 19  # number of housing contacts [-]
-NACC = 20
+ACC_D = 20          # velocity Jacobian of the head's contact friction, symmetric, PU axes
+                    # [N s/m] (6: xx, xy, xz, yy, yz, zz)
+NACC = 26
 
 # --------------------------------------------------------------------------------------------
 # float scratch of one simulation (float64[NSC]), reused by every evaluation: offset and size
@@ -277,19 +291,19 @@ SC_TW_PU = 33                    # twist of the passive unit, PU axes (TW_*)
 SC_TW_PU_SIZE = _TW_SIZE
 SC_ACC = 42                      # contact sums (ACC_*)
 SC_ACC_SIZE = NACC
-SC_RATES = 62                    # body rates handed to euler_rhs, body axes [rad/s] (3)
+SC_RATES = 68                    # body rates handed to euler_rhs, body axes [rad/s] (3)
 SC_RATES_SIZE = 3
-SC_MECH = 65                     # mechanism coordinates and rates (MC_*)
+SC_MECH = 71                     # mechanism coordinates and rates (MC_*)
 SC_MECH_SIZE = NMC
-SC_TW_HOUSING = 90               # twist of the housing (active link of the housing
+SC_TW_HOUSING = 96               # twist of the housing (active link of the housing
 SC_TW_HOUSING_SIZE = _TW_SIZE    # contacts), PU axes (TW_*)
-SC_TORQUE = 99                   # torque on a body, body axes [N m] (3)
+SC_TORQUE = 105                   # torque on a body, body axes [N m] (3)
 SC_TORQUE_SIZE = 3
-SC_RATES_DOT = 102               # its angular acceleration, body axes [rad/s^2] (3)
+SC_RATES_DOT = 108               # its angular acceleration, body axes [rad/s^2] (3)
 SC_RATES_DOT_SIZE = 3
-SC_ROW = 105                     # one output sample, every channel (O_*), before the
+SC_ROW = 111                     # one output sample, every channel (O_*), before the
 SC_ROW_SIZE = NCH                # chosen channels are copied out
-NSC = 159
+NSC = 165
 
 SC_REGIONS = ((SC_FRAMES, SC_FRAMES_SIZE), (SC_TW_HEAD, SC_TW_HEAD_SIZE),
               (SC_TW_PU, SC_TW_PU_SIZE), (SC_ACC, SC_ACC_SIZE), (SC_RATES, SC_RATES_SIZE),
@@ -319,7 +333,7 @@ _check_tiling(((MC_U, 3), (MC_UA, 3), (MC_PSI, 1), (MC_TH, 1), (MC_PSID, 1), (MC
                (MC_PHID, 1), (MC_W1U, 1), (MC_WA, 3)), NMC, "mechanism MC_*")
 _check_tiling(((ACC_F, 3), (ACC_M, 3), (ACC_M_HEAD, 3), (ACC_P_DISS, 1), (ACC_P_EL, 1),
                (ACC_E_EL, 1), (ACC_N, 1), (ACC_F_HOUSING, 3), (ACC_M_HOUSING, 3),
-               (ACC_N_HOUSING, 1)), NACC, "contact sums ACC_*")
+               (ACC_N_HOUSING, 1), (ACC_D, 6)), NACC, "contact sums ACC_*")
 _check_tiling(tuple((m, 1) for m in (M_A1, M_A2, M_AAU, M_APU, M_G1, M_G2, M_J1, M_J2, M_JI1,
                                      M_JI2, M_ROT_HOUSING, M_ROT_HEAD)), NM, "matrices M_*")
 

@@ -99,4 +99,6 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
         "steps": tr.steps,
         "small_steps": tr.small_steps,
         "dt_contact": float(pk.P[kp.P_H_SMALL]),
+        "dt_captured": float(pk.P[kp.P_H_CAPT]),
+        "implicit_friction": scenario.integration.implicit_friction,
     }

@@ -38,7 +38,8 @@ import numpy as np
 from models import errors as models_errors
 from models.errors import InputError
 from models._kernels import probe_cone as kp
-from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario, housing_primitives
+from models.probe_cone.config import (IC_NAMES, IMPLICIT_FRICTION, InitialConditions, Scenario,
+                                     housing_primitives)
 
 __all__ = [
     "Packed",
@@ -223,6 +224,8 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     it = scenario.integration
     P[kp.P_H_SMALL] = it.dt_contact
     P[kp.P_H_LARGE] = it.dt_free
+    P[kp.P_H_CAPT] = it.dt_captured
+    P[kp.P_IMPLICIT] = IMPLICIT_FRICTION[it.implicit_friction]
     P[kp.P_GAP] = it.gap_margin
     P[kp.P_T_END] = float(duration) if duration is not None else it.duration
     out_rate = float(rate) if rate is not None else it.output_rate

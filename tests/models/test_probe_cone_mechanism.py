@@ -85,7 +85,7 @@ def test_housing_and_probe_free_oscillation_frequencies(scn):
     # (RK4 phase error at h = 1 ms: (w h)^4 / 120 = 3e-5 for the 249 rad/s mode; measured
     # 4e-4 for the low mode, the small-angle nonlinearity at 4 mrad)
     s2 = _grounded(scn, [0.0, 15.0, 0.0], lateral_damping=(0.0, 0.0), bending_damping=0.0)
-    s2 = dc.replace(s2, integration=dc.replace(s2.integration, dt_free=1e-3),
+    s2 = dc.replace(s2, integration=dc.replace(s2.integration, dt_free=1e-3, dt_captured=1e-3),
                     thrust=dc.replace(s2.thrust, stop=0.004))
     tr = simulate(s2, overrides=AT_REST, duration=10.0, rate=250.0)
     assert np.abs(tr["gimbal_yaw"]).max() < scn.probe.lateral.common_angle
@@ -140,7 +140,7 @@ def test_stiff_bending_recovers_a_rigid_probe_on_the_housing(scn):
     soft = simulate(_grounded(scn, a), overrides=AT_REST, duration=3.0, rate=50.0)
     s2 = _grounded(scn, a, bending_stiffness=20 * scn.probe.bending_stiffness,
                    bending_damping=np.sqrt(20) * scn.probe.bending_damping)
-    s2 = dc.replace(s2, integration=dc.replace(s2.integration, dt_free=1e-3))
+    s2 = dc.replace(s2, integration=dc.replace(s2.integration, dt_free=1e-3, dt_captured=1e-3))
     stiff = simulate(s2, overrides=AT_REST, duration=3.0, rate=50.0)
     assert stiff["bending_yaw"][-1] == pytest.approx(soft["bending_yaw"][-1] / 20, rel=2e-2)
     # the housing deflection is set by the lateral absorber alone: it hardly changes

@@ -1,0 +1,702 @@
+"""The reference part of the documentation page on files, generated from the code.
+
+:func:`render` returns reStructuredText listing
+
+* every command of the ``dockrecon`` command line with its arguments and options, read from the
+  click objects (:data:`recon.cli.cli`);
+* the exit codes, read from the docstring of :mod:`recon.cli`;
+* every key of the run configuration (``--config RUN.toml``, or the same tables in a scenario):
+  :data:`recon.config.RUN_TABLES`, the ``[model]`` keys, the ``[parameters.NAME]`` keys, the
+  ``[observation]`` keys, :data:`recon.config.OPTIMIZER_KEYS`, the ``[sampler]`` keys and
+  :data:`recon.config.DEFAULT_RUN`;
+* every key of a probe-cone scenario, found by asking the scenario reader itself: each table
+  of the shipped reference scenario (and each optional table it lacks) is given an unknown
+  key, and the reader's error lists the keys it accepts; a key is required when the reader
+  refuses the scenario without it. Units come from the comments of the reference scenario and
+  from :data:`models.limits.RANGES`, defaults from the configuration dataclasses;
+* the telemetry channels of each registered docking unit (:attr:`models.unit.DockingUnit.
+  channels`) and the columns of ground-test records (:data:`models.limits.COLUMN_RANGES`).
+
+Nothing here needs Sphinx: ``tests/test_docs.py`` calls :func:`render` and checks the page
+against the command line and the configuration schemas. :func:`setup` is the Sphinx
+extension hook; it writes the page to ``docs/_generated/files_reference.inc`` when the build
+starts.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = "__docs_probe__"
+#: the shipped scenario each unit's keys are read from (unit name -> path from the repository)
+UNIT_PRESETS = {"probe_cone": "models/probe_cone/presets/reference.toml"}
+#: tables a scenario may hold that the reference scenario leaves out (probed as empty tables)
+OPTIONAL_TABLES = {"probe_cone": ("capture_sensors", "limiter_pads", "alignment_rollers",
+                                  "thrust", "integration", "initial", "meta")}
+
+
+# ------------------------------------------------------------------------------------------
+# reStructuredText helpers
+def _heading(text: str, ch: str) -> str:
+    return f"{text}\n{ch * len(text)}\n\n"
+
+
+def _cell(text: Any) -> str:
+    s = " ".join(str(text).split())
+    return s.replace("|", "\\|") if s else " "
+
+
+def _table(header: list[str], rows: Iterable[list[Any]], widths: list[int] | None = None
+           ) -> str:
+    rows = list(rows)
+    out = [".. list-table::", "   :header-rows: 1"]
+    if widths:
+        out.append(f"   :widths: {' '.join(str(w) for w in widths)}")
+    out.append("")
+    for row in [header] + rows:
+        out.append(f"   * - {_cell(row[0])}")
+        for c in row[1:]:
+            out.append(f"     - {_cell(c)}")
+    return "\n".join(out) + "\n\n"
+
+
+def _literal(v: Any) -> str:
+    if v is None or v == "":
+        return ""
+    return f"``{v!r}``" if isinstance(v, str) else f"``{v}``"
+
+
+# ------------------------------------------------------------------------------------------
+# the command line
+def iter_commands(group=None, path: tuple[str, ...] = ("dockrecon",)):
+    """``(path, command)`` for every command and group under ``group`` (depth first)."""
+    import click
+
+    if group is None:
+        from recon.cli import cli as group
+    yield path, group
+    if isinstance(group, click.Group):
+        for name in sorted(group.commands):
+            yield from iter_commands(group.commands[name], path + (name,))
+
+
+def _param_row(p) -> list[str]:
+    import click
+
+    if isinstance(p, click.Argument):
+        names = p.human_readable_name
+        kind = "argument" + (" (repeatable)" if p.nargs == -1 else "")
+    else:
+        names = ", ".join(p.opts + p.secondary_opts)
+        kind = "flag" if p.is_flag else "option"
+    typ = p.type
+    if isinstance(typ, click.Choice):
+        tname = " | ".join(str(c) for c in typ.choices)
+    else:
+        tname = getattr(typ, "name", str(typ))
+    default = ""
+    if not p.required and p.default is not None and not callable(p.default) \
+            and "UNSET" not in repr(p.default) \
+            and not (isinstance(p, click.Option) and p.is_flag and p.default is False):
+        default = repr(p.default) if isinstance(p.default, str) else str(p.default)
+    help_ = getattr(p, "help", None) or ""
+    req = "required" if p.required else ""
+    return [f"``{names}``", kind, tname, req or default, help_]
+
+
+def _usage(path: tuple[str, ...], cmd) -> str:
+    """The usage line click prints for ``path`` (``dockrecon simulate docking ...``)."""
+    import click
+
+    from recon.cli import cli
+
+    ctx = click.Context(cli, info_name=path[0])
+    group = cli
+    for name in path[1:]:
+        group = group.commands[name]
+        ctx = click.Context(group, info_name=name, parent=ctx)
+    pieces = " ".join(cmd.collect_usage_pieces(ctx))
+    return f"{ctx.command_path} {pieces}".strip()
+
+
+def cli_section() -> str:
+    import click
+
+    out = [_heading("Commands", "-")]
+    out.append("Every command and option of ``dockrecon``, read from the command line itself "
+               "(``dockrecon COMMAND --help`` prints the same). ``-v`` / ``-q`` work before or "
+               "after the subcommand.\n\n")
+    for path, cmd in iter_commands():
+        if len(path) == 1:
+            title = "dockrecon"
+        else:
+            title = " ".join(path)
+        out.append(_heading(f"``{title}``", "~"))
+        out.append(f"Usage: ``{_usage(path, cmd)}``\n\n")
+        doc = (cmd.help or "").strip()
+        if doc:
+            out.append("::\n\n" + "\n".join("   " + line for line in doc.splitlines())
+                       + "\n\n")
+        if isinstance(cmd, click.Group):
+            subs = ", ".join(f"``{n}``" for n in sorted(cmd.commands))
+            out.append(f"Subcommands: {subs}.\n\n")
+        params = [p for p in cmd.params if getattr(p, "expose_value", True) or p.opts]
+        if params:
+            out.append(_table(["name", "kind", "type", "default", "meaning"],
+                              (_param_row(p) for p in params), [22, 8, 12, 10, 48]))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# exit codes (the docstring of recon.cli)
+def exit_codes() -> list[tuple[int, str]]:
+    """``(code, meaning)`` from the "Exit codes" section of :mod:`recon.cli`'s docstring."""
+    import recon.cli
+
+    doc = recon.cli.__doc__ or ""
+    sec = doc.split("Exit codes", 1)[1].split("\n\n", 2)
+    body = "\n\n".join(sec[1:]) if sec[0].strip("-\n ") == "" else doc.split("Exit codes", 1)[1]
+    codes: list[tuple[int, str]] = []
+    cur: list[str] | None = None
+    for line in body.splitlines():
+        m = re.fullmatch(r"(\d+)\s*", line)
+        if m:
+            cur = []
+            codes.append((int(m.group(1)), ""))
+            continue
+        if cur is not None and line.startswith("    "):
+            code, text = codes[-1]
+            codes[-1] = (code, (text + " " + line.strip()).strip())
+        elif cur is not None and line.strip() and not line.startswith(" "):
+            cur = None
+    return codes
+
+
+def exit_section() -> str:
+    return (_heading("Exit codes", "-")
+            + "Every command, the same way (from the docstring of :mod:`recon.cli`).\n\n"
+            + _table(["code", "meaning"], ([str(c), t] for c, t in exit_codes()), [8, 92]))
+
+
+# ------------------------------------------------------------------------------------------
+# asking a reader which keys it takes
+def _allowed_from(message: str) -> list[str]:
+    """The key names a reader's "unknown key" message lists."""
+    m = re.search(r"(?:expected one of:?|allowed:)\s*(.*)", message)
+    if not m:
+        return []
+    tail = m.group(1).split(")")[0] if "allowed:" in message else m.group(1)
+    return [k for k in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", tail)]
+
+
+def _at(d, path, create: bool = False):
+    """The table at ``path`` (keys, or 0 for the first table of an array of tables)."""
+    t = d
+    for p in path:
+        t = t[p] if isinstance(p, int) or not create else t.setdefault(p, {})
+    return t
+
+
+def _dotted(path) -> str:
+    return ".".join(str(p) for p in path if not isinstance(p, int))
+
+
+def _probe_keys(build, d: dict, path: tuple) -> list[str] | None:
+    """The keys the table at ``path`` of ``d`` accepts, by giving it an unknown key."""
+    from models.errors import InputError
+
+    trial = copy.deepcopy(d)
+    _at(trial, path, create=True)[PROBE] = 1.0
+    try:
+        build(trial)
+    except InputError as exc:
+        if exc.key is not None and str(exc.key).endswith(PROBE):
+            return _allowed_from(exc.what if hasattr(exc, "what") else str(exc))
+    return None
+
+
+def _required(build, d: dict, path: tuple[str, ...], key: str) -> bool:
+    from models.errors import InputError
+
+    trial = copy.deepcopy(d)
+    _at(trial, path).pop(key, None)
+    dotted = _dotted(path + (key,))
+    try:
+        build(trial)
+    except InputError as exc:
+        return str(exc.key) == dotted or str(exc.key).startswith(dotted + ".")
+    return False
+
+
+def _preset_comments(text: str) -> dict[str, str]:
+    """``dotted key -> unit`` from ``key = value  # ... [unit] ...`` lines of a TOML file."""
+    units: dict[str, str] = {}
+    table = ""
+    for line in text.splitlines():
+        s = line.strip()
+        m = re.fullmatch(r"\[([A-Za-z0-9_.]+)\]\s*(#.*)?", s)
+        if m:
+            table = m.group(1)
+            continue
+        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*=.*?#[^\[]*\[([^\]]+)\]", s)
+        if m:
+            units[f"{table}.{m.group(1)}" if table else m.group(1)] = m.group(2)
+    return units
+
+
+def _range_row(key: str):
+    """The row of :data:`models.limits.RANGES` that checks ``key`` (first match), or None."""
+    from models.limits import RANGES
+
+    for row in RANGES:
+        if re.search(row[0], key):
+            return row
+    return None
+
+
+def _range_unit(key: str) -> str:
+    row = _range_row(key)
+    return row[3] if row else ""
+
+
+def _range_text(key: str) -> str:
+    row = _range_row(key)
+    if row is None:
+        return ""
+    _pat, lo, hi, _unit, signed = row
+    return f"abs <= {hi:g}" if signed else f"{lo:g} ... {hi:g}"
+
+
+def _dataclass_defaults(module) -> list[tuple[set[str], dict[str, Any]]]:
+    out = []
+    for obj in vars(module).values():
+        if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+            names, defaults = set(), {}
+            for f in dataclasses.fields(obj):
+                names.add(f.name)
+                if f.default is not dataclasses.MISSING:
+                    defaults[f.name] = f.default
+                elif f.default_factory is not dataclasses.MISSING:
+                    try:
+                        v = f.default_factory()
+                        defaults[f.name] = v.tolist() if hasattr(v, "tolist") else v
+                    except Exception:  # pragma: no cover - a factory needing arguments
+                        pass
+            out.append((names, defaults))
+    return out
+
+
+def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=(),
+              free_tables: Iterable[str] = ("envelope",)) -> list[dict[str, Any]]:
+    """One row per key of a TOML file that ``build`` (a reader of the parsed dict) accepts:
+    ``{"table", "key", "dotted", "subtable", "required", "unit", "default", "example"}``.
+
+    The keys are found by giving each table of the valid ``sample`` (and each of
+    ``optional_tables`` it lacks) an unknown key and reading the list of accepted keys from
+    the reader's error; a key is required when the reader refuses ``sample`` without it.
+    Tables in ``free_tables`` hold names chosen by the user and are not probed."""
+    from recon.config import RUN_TABLES
+    from recon.io import load_toml
+
+    base = load_toml(sample)
+    for k in RUN_TABLES:
+        base.pop(k, None)
+    comments = _preset_comments(sample.read_text())
+    build(copy.deepcopy(base))                   # the sample itself must be valid
+    tables: list[tuple[str, ...]] = [()]
+    free = set(free_tables)
+
+    def walk(d: Mapping[str, Any], path: tuple):
+        for k, v in d.items():
+            if isinstance(v, Mapping) and k not in free:
+                tables.append(path + (k,))
+                walk(v, path + (k,))
+            elif (isinstance(v, list) and v and all(isinstance(e, Mapping) for e in v)
+                  and k not in free):                  # an array of tables: probe the first
+                tables.append(path + (k, 0))
+                walk(v[0], path + (k, 0))
+
+    walk(base, ())
+    for t in optional_tables:
+        if (t,) not in tables:
+            tables.append((t,))
+    rows: list[dict[str, Any]] = []
+    for path in tables:
+        keys = _probe_keys(build, base, path)
+        if keys is None:
+            continue
+        try:
+            present = _at(base, path)
+        except (KeyError, IndexError, TypeError):
+            present = {}
+        if not isinstance(present, Mapping):
+            present = {}
+        # a valid sample's keys are all accepted, also those a reader takes out of the table
+        # before it checks the rest (passive.initial_rate)
+        keys = keys + sorted(k for k in present if k not in keys) \
+            if isinstance(present, Mapping) else keys
+        best = max(classes, key=lambda c: len(c[0] & set(keys)), default=(set(), {}))
+        plain = set(keys) - {"source", PROBE}
+        matched = len(best[0] & plain) >= max(2, (len(plain) + 1) // 2)
+        for k in keys:
+            if k == PROBE:
+                continue
+            v = present.get(k)
+            sub = (isinstance(v, Mapping) or (path + (k,)) in tables
+                   or (path + (k, 0)) in tables)
+            dotted = _dotted(path + (k,))
+            req = k in present and _required(build, base, path, k)
+            default = (best[1].get(k, "") if matched and k in best[0] and not req and not sub
+                       else "")
+            if isinstance(default, (tuple, list)) and len(default) == 0:
+                default = "[]"
+            example = "" if sub or k not in present else present[k]
+            label = (f"[{_dotted(path)}]" if path and isinstance(path[-1], int)
+                     else _dotted(path))
+            rows.append({"table": label if path else "(top level)", "key": k,
+                         "dotted": dotted, "subtable": sub, "required": req,
+                         "unit": comments.get(dotted, "") or ("" if sub else _range_unit(k)),
+                         "range": "" if sub else _range_text(k),
+                         "default": default, "example": example})
+    return rows
+
+
+def scenario_keys(unit_name: str = "probe_cone") -> list[dict[str, Any]]:
+    """The keys of a scenario of docking unit ``unit_name`` (:func:`file_keys` on the unit's
+    reference scenario)."""
+    import importlib
+
+    from models.unit import get_unit
+
+    unit = get_unit(unit_name)
+    try:
+        classes = _dataclass_defaults(importlib.import_module(f"models.{unit_name}.config"))
+    except ImportError:  # pragma: no cover - a unit without a config module
+        classes = []
+    return file_keys(unit.scenario, ROOT / UNIT_PRESETS[unit_name],
+                     OPTIONAL_TABLES.get(unit_name, ()), classes)
+
+
+def _build_rig(d):
+    from identification.rig import IdentifySettings
+    from models.hydraulic import RigConfig
+
+    cfg = RigConfig.from_dict(d)
+    if "identify" in d:
+        IdentifySettings.from_dict(d["identify"])
+    return cfg
+
+
+def _build_appendage(d):
+    from models.appendage import AppendageConfig
+
+    return AppendageConfig.from_dict(d)
+
+
+#: other input TOML files: (title, command, reader, shipped samples, module of dataclasses)
+OTHER_FILES = (
+    ("Rod appendage configuration", "dockrecon simulate appendage CONFIG.toml",
+     _build_appendage, ("models/presets/appendage_pulse.toml",
+                        "models/presets/appendage_deploy.toml"), "models.appendage"),
+    ("Hydraulic rig configuration", "dockrecon simulate rig RIG.toml, dockrecon identify rig "
+     "--config RIG.toml", _build_rig, ("telemetry_samples/rig/actuator.toml",
+                                        "telemetry_samples/rig/platform.toml"),
+     "models.hydraulic"),
+)
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> str:
+    out = []
+    by_table: dict[str, list[dict]] = {}
+    for r in rows:
+        by_table.setdefault(r["table"], []).append(r)
+    for table, rs in by_table.items():
+        out.append(f"**[{table}]**\n\n" if table != "(top level)" else "**top level**\n\n")
+        out.append(_table(
+            ["key", "required", "unit", "default", "example", "physical range"],
+            ([f"``{r['dotted']}``" + (" (table)" if r["subtable"] else ""),
+              "yes" if r["required"] else "",
+              r["unit"], _short(r["default"]) if r["default"] != "" else "",
+              _short(r["example"]) if r["example"] != "" else "", r["range"]] for r in rs),
+            [30, 7, 12, 12, 25, 14]))
+    return "".join(out)
+
+
+def other_files_section() -> str:
+    import importlib
+
+    from recon.resonance import MODE_S_KEYS, MODES_KEYS
+
+    out = [_heading("Other input files", "-")]
+    for title, command, build, samples, module in OTHER_FILES:
+        out.append(_heading(title, "~"))
+        out.append(f"``{command}``. Keys read from the reader on the shipped samples "
+                   + ", ".join(f"``{s}``" for s in samples) + ".\n\n")
+        rows: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        classes = _dataclass_defaults(importlib.import_module(module))
+        for sample in samples:
+            for r in file_keys(build, ROOT / sample, (), classes, free_tables=("bounds",
+                                                                               "noise")):
+                if r["dotted"] not in seen:
+                    seen.add(r["dotted"])
+                    rows.append(r)
+        out.append(_rows_table(rows))
+    out.append(_heading("Hysteresis element tables", "~"))
+    out.append("``dockrecon identify hysteresis RECORD --element START.toml`` (samples "
+               "``telemetry_samples/static/*.start.toml``). The layout, from the docstring of "
+               ":mod:`models.hysteresis`:\n\n")
+    import models.hysteresis as H
+
+    layout = (H.__doc__ or "").split("Element tables (``from_dict``)", 1)[-1]
+    layout = layout.split("::", 1)[-1].split("\n\n", 2)
+    block = layout[1] if len(layout) > 1 else ""
+    out.append("::\n\n" + block.rstrip() + "\n\n")
+    out.append("Top-level keys: " + ", ".join(f"``{k}``" for k in sorted(H._TOP_KEYS))
+               + ".\n\n")
+    out.append(_heading("Modes file of a non-own resonance test", "~"))
+    out.append("``dockrecon identify resonance-coupling RECORD --modes MODES.toml`` (sample "
+               "``telemetry_samples/resonance/coupling_l3.modes.toml``; "
+               ":func:`recon.resonance.coupling_settings`). Keys: "
+               + ", ".join(f"``{k}``" for k in sorted(MODES_KEYS)) + "; in ``[mode_s]``: "
+               + ", ".join(f"``mode_s.{k}``" for k in sorted(MODE_S_KEYS)) + ".\n\n")
+    return "".join(out)
+
+
+def _short(v: Any, n: int = 40) -> str:
+    s = repr(v) if isinstance(v, str) else str(v)
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def scenario_section() -> str:
+    from models.unit import get_unit
+
+    out = [_heading("Scenario files", "-")]
+    out.append(
+        "A scenario TOML names its docking unit (``unit = \"NAME\"``) and holds the unit's "
+        "tables; it may also hold the run tables (next section), which ``--config`` overrides "
+        "table by table, and an ``[envelope]`` table. Every value is SI. Unknown keys are "
+        "errors (exit code 2) naming the dotted key. The keys below were read from the "
+        "scenario reader itself; *example* is the value in the shipped reference scenario, "
+        "*unit* its comment there (or the physical range table :data:`models.limits.RANGES`), "
+        "*default* the value a missing optional key takes, *physical range* the bounds "
+        ":data:`models.limits.RANGES` holds every value of that name to (a value outside is "
+        "refused as a typo or a unit slip, exit code 2).\n\n")
+    for unit_name, preset in UNIT_PRESETS.items():
+        unit = get_unit(unit_name)
+        out.append(_heading(f"Unit ``{unit_name}`` ({unit.title})", "~"))
+        out.append(f"Reference scenario: ``{preset}``.\n\n")
+        out.append(_rows_table(scenario_keys(unit_name)))
+        params = getattr(unit, "parameters", ())
+        if params:
+            out.append(
+                "**[envelope]** (first-contact envelope, used when a run has no "
+                "``[parameters]`` table: a number fixes the parameter, ``[lower, upper]`` "
+                "gives it a uniform prior; ``clock_offset`` counts from the record's first "
+                "contact edge). Its keys are the unit's parameters and ``clock_offset``:\n\n")
+            out.append(", ".join(f"``envelope.{p}``" for p in list(params)
+                                 + (["clock_offset"] if "clock_offset" not in params else []))
+                       + ".\n\n")
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# the run configuration
+def _numpydoc_params(doc: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    m = re.search(r"Parameters\n\s*-+\n(.*?)(?:\n\s*\n\s*[A-Z][a-z]+\n\s*-+\n|\Z)", doc or "",
+                  re.S)
+    if not m:
+        return out
+    name = None
+    for line in m.group(1).splitlines():
+        if re.match(r"^\s{4}\S", line) and not re.match(r"^\s{8}", line):
+            name = line.strip().split(":")[0].strip()
+            out[name] = ""
+        elif name and line.strip():
+            out[name] = (out[name] + " " + line.strip()).strip()
+    return out
+
+
+def run_keys() -> dict[str, list[dict[str, Any]]]:
+    """``table -> rows`` of every run-configuration key (see the module docstring)."""
+    from models.errors import InputError
+    from recon.config import DEFAULT_RUN, OPTIMIZER_KEYS, RUN_TABLES, RunConfig
+    from recon.engines.mcmc import SamplerSettings
+    from recon.observation import ChannelModel, ObservationModel
+    from recon.problem import ParameterSpace
+
+    tables: dict[str, list[dict[str, Any]]] = {t: [] for t in RUN_TABLES}
+    # [model]: ask RunConfig.from_dict
+    model_keys: list[str] = []
+    try:
+        RunConfig.from_dict({"parameters": {}, "observation": {}, "model": {PROBE: 1}})
+    except InputError as exc:
+        if str(exc.key).endswith(PROBE):
+            model_keys = _allowed_from(exc.what)
+    for k in model_keys:
+        tables["model"].append({"key": f"model.{k}", "default": DEFAULT_RUN["model"].get(k, ""),
+                                "range": ""})
+    # [parameters.NAME]
+    try:
+        ParameterSpace.from_dict({"NAME": {PROBE: 1}})
+    except InputError as exc:
+        for k in _allowed_from(exc.what):
+            tables["parameters"].append({"key": f"parameters.NAME.{k}", "default": "",
+                                         "range": ""})
+    # [observation]
+    try:
+        ObservationModel.from_dict({PROBE: 1})
+    except InputError as exc:
+        for k in _allowed_from(exc.what):
+            tables["observation"].append({"key": f"observation.{k}", "default": "",
+                                          "range": ""})
+    cdoc = _numpydoc_params(ChannelModel.__doc__ or "")
+    for f in dataclasses.fields(ChannelModel):
+        if f.name == "name":
+            continue
+        d = "" if f.default is dataclasses.MISSING else f.default
+        tables["observation"].append({"key": f"observation.channels.NAME.{f.name}",
+                                      "default": d, "range": cdoc.get(f.name, "")})
+    # [optimizer]
+    for k, (whole, lo, hi) in OPTIMIZER_KEYS.items():
+        tables["optimizer"].append({"key": f"optimizer.{k}",
+                                    "default": DEFAULT_RUN["optimizer"].get(k, ""),
+                                    "range": f"{'whole number' if whole else 'number'} in "
+                                             f"[{lo:g}, {hi:g}]"})
+    # [sampler]
+    import importlib
+
+    mcmc = importlib.import_module("recon.engines.mcmc")   # the package re-exports a function
+    ranges = getattr(mcmc, "_SAMPLER_RANGE", {})
+    for f in dataclasses.fields(SamplerSettings):
+        r = ranges.get(f.name)
+        rng = (f"{'whole number' if r[0] else 'number'} in [{r[1]:g}, {r[2]:g}]" if r
+               else (" | ".join(mcmc.MOVES) if f.name == "moves" else ""))
+        d = DEFAULT_RUN["sampler"].get(f.name, "")
+        tables["sampler"].append({"key": f"sampler.{f.name}", "default": d,
+                                  "class_default": "" if f.default is dataclasses.MISSING
+                                  else f.default, "range": rng})
+    return tables
+
+
+def run_section() -> str:
+    from recon.config import DEFAULT_RUN, RUN_TABLES
+
+    out = [_heading("Run configuration", "-")]
+    out.append(
+        "``dockrecon reconstruct ... --config RUN.toml`` (or the same tables inside the "
+        "scenario) holds the tables " + ", ".join(f"``[{t}]``" for t in RUN_TABLES)
+        + " (:data:`recon.config.RUN_TABLES`). Without any run table the engine tables of "
+        ":data:`recon.config.DEFAULT_RUN` apply (" + ", ".join(f"``[{t}]``" for t in DEFAULT_RUN)
+        + "), the priors come from the scenario's ``[envelope]`` and the noise of every "
+        "channel the record has from its pre-contact segment (``sigma = \"auto\"``). The "
+        "column *default* gives the value of :data:`~recon.config.DEFAULT_RUN`; ``NAME`` is a "
+        "parameter or channel name. The meaning of each table is in the docstring of "
+        ":mod:`recon.config`.\n\n")
+    from models.unit import get_unit
+
+    for table, rows in run_keys().items():
+        out.append(f"**[{table}]**\n\n")
+        if table == "parameters":
+            for unit_name in UNIT_PRESETS:
+                unit = get_unit(unit_name)
+                names = list(getattr(unit, "parameters", ()))
+                chans = [c for c in unit.fitted_channels]
+                out.append(
+                    f"``NAME`` for the ``{unit_name}`` unit: "
+                    + ", ".join(f"``{n}``" for n in names)
+                    + ", ``clock_offset``, and for a fitted channel ``CH`` (" +
+                    ", ".join(f"``{c}``" for c in chans) + "): ``CH_bias``, ``CH_scale``, "
+                    "``CH_latency`` (:mod:`recon.observation`).\n\n")
+        if not rows:
+            continue
+        out.append(_table(["key", "default (no run table)", "accepted values / meaning"],
+                          ([f"``{r['key']}``", _short(r["default"]) if r["default"] != ""
+                            else "", r["range"]] for r in rows), [36, 16, 48]))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------
+# telemetry and record columns
+def telemetry_section() -> str:
+    from models.limits import COLUMN_RANGES
+    from models.unit import get_unit
+
+    out = [_heading("Telemetry and record columns", "-")]
+    out.append(
+        "Parquet (units in the field metadata ``unit``) or CSV (headers ``name[unit]``); "
+        "column ``t`` in seconds; NaN where a channel has no sample. Units are converted to "
+        "SI on reading. A reading outside a channel's physical range is refused with its row "
+        "and column (exit code 65).\n\n")
+    for unit_name in UNIT_PRESETS:
+        unit = get_unit(unit_name)
+        out.append(_heading(f"Flight channels of ``{unit_name}``", "~"))
+        rows = []
+        for name, ch in unit.channels.items():
+            rng = "" if ch.range is None else f"[{ch.range[0]:g}, {ch.range[1]:g}]"
+            rows.append([f"``{name}``", ch.unit, ch.kind, "yes" if ch.sensor else "", rng,
+                         ch.description])
+        out.append(_table(["channel", "SI unit", "kind", "sensor", "range", "description"],
+                          rows, [16, 8, 10, 6, 14, 46]))
+    out.append(_heading("Ground-test record columns", "~"))
+    out.append("Static load-deflection, resonance and rig records (limits of "
+               ":data:`models.limits.COLUMN_RANGES`, by magnitude):\n\n")
+    out.append(_table(["column", "largest magnitude", "unit"],
+                      ([f"``{k}``", f"{v:g}", u] for k, (v, u) in COLUMN_RANGES.items()),
+                      [20, 20, 60]))
+    return "".join(out)
+
+
+def result_section() -> str:
+    """The JSON schema of every result, quoted from the docstring of :mod:`recon.result`."""
+    import recon.result
+
+    doc = recon.result.__doc__ or ""
+    head, _, rest = doc.partition("::\n")
+    lines = rest.splitlines()
+    block: list[str] = []
+    for i, line in enumerate(lines):
+        if line and not line.startswith(" "):
+            rest = "\n".join(lines[i:])
+            break
+        block.append(line)
+    status = next((p for p in rest.split("\n\n") if p.startswith("``status``")), "")
+    return (_heading("Result files", "-")
+            + "Every fit is a :class:`recon.result.Result`, written as one JSON document with "
+            "the same schema for every kind (from the docstring of :mod:`recon.result`)::\n"
+            + "\n".join(block).rstrip() + "\n\n" + " ".join(status.split()) + "\n\n")
+
+
+def render() -> str:
+    """The whole generated reference (reStructuredText, no page title)."""
+    head = (".. This file is generated by docs/_ext/dockrecon_files.py at build time. "
+            "Do not edit.\n\n")
+    return head + "".join([cli_section(), exit_section(), scenario_section(), run_section(),
+                           other_files_section(),
+                           telemetry_section(), result_section()])
+
+
+def write(path: Path | None = None) -> Path:
+    path = path or ROOT / "docs" / "_generated" / "files_reference.inc"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render()
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+def setup(app):  # pragma: no cover - exercised by the Sphinx build
+    def _on_init(app):
+        write()
+
+    app.connect("builder-inited", _on_init)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(write())
