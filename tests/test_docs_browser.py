@@ -324,6 +324,7 @@ SITE_PAGES = {
     "auto_examples/index.html": (6, 0),                 # the gallery's thumbnails
     "auto_examples/plot_simulate_docking.html": (1, 0),
     "auto_examples/plot_reconstruct_nominal.html": (0, 0),
+    "auto_examples/plot_campaign.html": (1, 0),
     "theory/contact.html": (0, 20),                     # MathJax from _static
     "api/generated/models.contact.force.html": (0, 1),
 }
