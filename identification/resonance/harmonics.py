@@ -246,20 +246,41 @@ class Jump:
 class AmplitudeSequence:
     """Monotone sequence of equivalent-linearization quantities (one entry per kept window).
 
-    Attributes (SI)
-    ---------------
-    nu : excitation frequency [rad/s]; mu : reduced mass [kg]
-    t : window centres [s]; b : first-harmonic amplitude [m], strictly increasing
-    theta : phase lag of the response behind the force [rad]; e : force amplitude [N]
-    omega2 : backbone [rad^2/s^2]; lam : equivalent viscous coefficient [N s/m]
-    a0 : zero harmonic, twice the mean [m]; b2, a2 : second harmonic relative to psi [m]
-    force_mean : mean applied force per window [N]
-    jumps : detected amplitude jumps, with the gaps they leave
-    n_windows : windows merged into each node
-    periods : periods per analysis window
-    windows : the kept windows in time order (``b``, ``member``: node index, and every
-        per-window quantity), for the bootstrap of the bands
-    all_t, all_b : centres and amplitudes of all windows, for plots and diagnostics
+    Attributes
+    ----------
+    nu : float
+        Excitation frequency [rad/s].
+    mu : float
+        Reduced mass [kg].
+    t : ndarray
+        Window centres [s].
+    b : ndarray
+        First-harmonic amplitude [m], strictly increasing.
+    theta : ndarray
+        Phase lag of the response behind the force [rad].
+    e : ndarray
+        Force amplitude [N].
+    omega2 : ndarray
+        Backbone [rad^2/s^2].
+    lam : ndarray
+        Equivalent viscous coefficient [N s/m].
+    a0 : ndarray
+        Zero harmonic, twice the mean [m].
+    b2, a2 : ndarray
+        Second harmonic relative to psi [m].
+    force_mean : ndarray
+        Mean applied force per window [N].
+    jumps : list
+        Detected amplitude jumps, with the gaps they leave.
+    n_windows : ndarray
+        Windows merged into each node.
+    periods : int
+        Periods per analysis window.
+    windows : dict
+        The kept windows in time order (``b``, ``member``: node index, and every per-window
+        quantity), for the bootstrap of the bands.
+    all_t, all_b : ndarray
+        Centres [s] and amplitudes [m] of all windows, for plots and diagnostics.
     """
 
     nu: float
