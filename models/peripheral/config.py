@@ -20,7 +20,7 @@ Digest ``docking-contact-models.md`` sections 9.1 (ring geometry), 9.3-9.8, 12, 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Mapping
 
 import numpy as np
@@ -41,16 +41,16 @@ __all__ = [
 _DEG = math.pi / 180.0
 
 
-def _floats(cls, d: Mapping[str, Any], prefix: str, *, positive: tuple[str, ...] = ()) -> dict:
-    """Every field of ``cls`` as a number from ``d`` (defaults from the dataclass); unknown
-    keys (other than ``source``) are errors naming ``prefix + key``."""
+def _floats(cls, d: Mapping[str, Any], prefix: str, *, skip: tuple[str, ...] = ()) -> dict:
+    """Every field of ``cls`` but ``skip`` as a number from ``d`` (defaults from the
+    dataclass); unknown keys (other than ``source``) are errors naming ``prefix + key``."""
     _check_keys(d, {f.name for f in fields(cls)} | {"source"}, prefix)
     kw = {}
     for f in fields(cls):
-        if f.type in ("tuple[float, ...]",):
+        if f.name in skip:
             continue
-        default = None if f.default.__class__.__name__ == "_MISSING_TYPE" else f.default
-        kw[f.name] = _num(d, f.name, prefix, default, positive=f.name in positive)
+        default = None if f.default is MISSING else f.default
+        kw[f.name] = _num(d, f.name, prefix, default)
     return kw
 
 
@@ -250,8 +250,7 @@ class StopGeometry:
         p = "ring.stops."
         if not isinstance(d, Mapping):
             raise InputError("expected a table", key="ring.stops")
-        rest = {k: v for k, v in d.items() if k != "azimuths"}
-        kw = _floats(cls, rest, p)
+        kw = _floats(cls, d, p, skip=("azimuths",))
         if "azimuths" not in d:
             raise InputError("missing", key=p + "azimuths")
         try:

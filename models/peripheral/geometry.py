@@ -120,7 +120,8 @@ class Geometry:
     active_side_planes, passive_side_planes : (3, 2, 4)
         Side-face planes ``(n, d)`` with outward unit normal ``n`` and ``n . p = d`` [m].
     active_petal_azimuths, passive_petal_azimuths : (3,)
-        Petal centre azimuths in the table's axes [rad].
+        Petal centre azimuths in the table's axes [rad]. Passive petal ``k`` is active petal
+        ``k`` turned over (azimuth ``pi - phi_k``): the passive azimuths step by -120 deg.
     design : RingDesign
         The design the tables were built from.
     """
@@ -191,7 +192,8 @@ def _petal(ring, psi: float, facing: float, handed: float) -> dict[str, np.ndarr
         n = np.cross(a[j] - b[j], e[j] - b[j])
         nn = np.linalg.norm(n)
         if nn < 1e-9:
-            raise InputError(f"side face {j + 1}: B, A and E are collinear", key="ring.lower_point_radius")
+            raise InputError(f"side face {j + 1}: B, A and E are collinear",
+                             key="ring.lower_point_radius")
         n /= nn
         d = float(n @ b[j])
         if n @ inside > d:          # outward normal: the petal's inside has n . p < d
@@ -489,7 +491,8 @@ def interleave_clearances(geometry: Geometry) -> np.ndarray:
     """
     def pts(edges, points):
         e = edges.reshape(3, L.EDGES_PER_PETAL, L.SEG_NCOL)
-        a = e[:, L.EDGE_UPPER_1:L.EDGE_UPPER_2 + 1, :3] + e[:, L.EDGE_UPPER_1:L.EDGE_UPPER_2 + 1, 3:]
+        up = e[:, L.EDGE_UPPER_1:L.EDGE_UPPER_2 + 1]
+        a = up[..., :3] + up[..., 3:]
         low = e[:, L.EDGE_LOWER_1:L.EDGE_LOWER_2 + 1, :3]
         return np.concatenate([points.reshape(3, 2, 3), a, low], axis=1)
 
