@@ -49,6 +49,10 @@ and the base along ``-u_i``), is the sum of
 * leg end stops: a stiff linear spring ``k_stop`` outside ``[L_min, L_max]``;
 * a viscous damper ``-c L_i'`` in parallel with the absorber.
 
+The preload is a force step ``F0`` at ``c = 0``; a fixed RK4 step across it is first-order
+accurate there (energy error up to ``F0 |L'| h`` per crossing; the tests measure it). Use
+``F0 = 0`` or a hysteresis element with a stiff common first segment where that matters.
+
 Brake-slip reading (documented choice): the slip of a step is committed from the state at
 the end of the step, so a slip that starts and reverses inside one step is lost (the error
 is bounded by the slip of one step, ``|L'| h``), as for every discrete state of the
@@ -380,14 +384,24 @@ def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq):
 
     Parameters
     ----------
-    MP : packed parameters. q, dq : ring pose [m, rad] and rates [m/s, rad/s].
-    kw : workspace filled by :func:`leg_kinematics` at ``(q, dq)``.
-    F : leg forces [N] (compression positive), e.g. from :func:`leg_forces`.
-    f_ext, m_ext : external force [N] and moment about the ring centre [N m] on the ring
-        (contacts, latches), AU axes.
-    omega, alpha : inertial angular velocity [rad/s] and acceleration [rad/s^2] of the AU
-        frame, AU axes.
-    a_o : inertial acceleration of the AU origin, AU axes [m/s^2].
+    MP : ndarray
+        Packed parameters (``MP_*``).
+    q, dq : ndarray
+        Ring pose [m, rad] and rates [m/s, rad/s] (6 each).
+    kw : ndarray
+        Workspace filled by :func:`leg_kinematics` at ``(q, dq)``.
+    F : ndarray
+        Leg forces [N] (compression positive), e.g. from :func:`leg_forces`.
+    f_ext, m_ext : ndarray
+        External force [N] and moment about the ring centre [N m] on the ring (contacts,
+        latches), AU axes.
+    omega, alpha : ndarray
+        Inertial angular velocity [rad/s] and acceleration [rad/s^2] of the AU frame, AU
+        axes.
+    a_o : ndarray
+        Inertial acceleration of the AU origin, AU axes [m/s^2].
+    ddq : ndarray
+        Output, ``q''`` (6) [m/s^2, rad/s^2].
 
     The transport, Coriolis, centrifugal and Euler terms and the Euler-angle rate terms
     ``G' q_a'`` enter exactly (module docstring); the only division is by ``cos q5``.
