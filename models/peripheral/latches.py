@@ -114,6 +114,16 @@ class Latch:
     lock_friction_velocity: float = 1e-3
     lock_model: str = "linear"
 
+    def __post_init__(self) -> None:
+        for k in ("length", "mass", "stroke", "contact_stiffness", "max_penetration"):
+            if not getattr(self, k) > 0.0:
+                raise InputError("must be positive", key=f"latch.{k}")
+        for k in ("stiffness", "preload", "lock_damping", "lock_friction"):
+            if getattr(self, k) < 0.0:
+                raise InputError("must not be negative", key=f"latch.{k}")
+        if self.lock_model not in _MODELS:
+            raise InputError("expected 'linear' or 'hunt-crossley'", key="latch.lock_model")
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "latch.") -> "Latch":
         """Validate a latch table; errors name ``prefix + key``."""
@@ -274,6 +284,13 @@ class CaptureSensor:
     stiffness: float
     travel: float
     trigger: float
+
+    def __post_init__(self) -> None:
+        for k in ("radius", "preload", "stiffness"):
+            if getattr(self, k) < 0.0:
+                raise InputError("must not be negative", key=f"sensor.{k}")
+        if not 0.0 < self.trigger <= self.travel:
+            raise InputError("need 0 < trigger <= travel", key="sensor.trigger")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "sensor.") -> "CaptureSensor":

@@ -364,7 +364,8 @@ def test_latch_beside_its_stop_neither_touches_nor_triggers():
 
 def _drive(h, u=0.05, t_end=0.75, full=False):
     """The ring (and so the latch base) driven at u along +X_PU over the ridge; the undeformed
-    tip starts at (0.035, 0.81), 5 mm in front of the guide face (rho_g(0.04) = 0.81). Returns the histories and the final arrays."""
+    tip starts at (0.035, 0.81), 5 mm in front of the guide face (rho_g(0.04) = 0.81).
+    Returns the latch, its tables, the per-step history and the moment reference points."""
     lt = _latch()
     lat, stp = L.pack_latches([lt]), _stops()
     tip0 = _pt(0.035, 0.81)
@@ -634,3 +635,16 @@ def test_capture_needs_one_latch_of_each_pair(flags, aligned, expect):
         # the angle bound alone also refuses
         assert K.capture_state(trig, lat, 3, math.cos(math.radians(1.5)), 0.0,
                                tol.cos_angle, tol.gap, out) == 0
+
+
+def test_direct_construction_is_validated_too():
+    with pytest.raises(InputError) as e:
+        L.Latch(length=0.06, mass=-1.0, stiffness=1.0, preload=0.0, stroke=0.01,
+                contact_stiffness=1e5, stop=0, pair=0, max_penetration=1e-3)
+    assert e.value.key == "latch.mass"
+    with pytest.raises(InputError) as e:
+        L.CaptureSensor(radius=0.01, preload=1.0, stiffness=1.0, travel=0.01, trigger=0.0)
+    assert e.value.key == "sensor.trigger"
+    with pytest.raises(InputError) as e:
+        L.Stop(angle=0.0, half_width=0.1, r_min=0.8, r_max=0.85, x_guide=0.0, x_top=0.06)
+    assert e.value.key == "stop.x_top"
