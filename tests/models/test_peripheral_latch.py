@@ -1,0 +1,650 @@
+"""Peripheral latches with mass, stops, capture sensors and capture logic (digest 9.1, 9.7, 9.8):
+closed forms, brute force and exact energy ledgers against the kernels of
+:mod:`models._kernels.peripheral_latch`."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from models._kernels import peripheral_latch as K
+from models._kernels.contact_layout import CONTACT, NONE, PENETRATION_EXCEEDED, TW_SIZE
+from models.errors import InputError
+from models.peripheral import latches as L
+
+S2 = math.sqrt(0.5)
+R_MIN, R_MAX, X_GUIDE = 0.80, 0.85, 0.0
+X_TOP = X_GUIDE + R_MAX - R_MIN          # 0.05: the crest plane P_Stop
+PHI_S, HALF_W = 0.3, 0.2                 # stop azimuth and half-width [rad]
+GAMMA = math.radians(60.0)               # latch inclination from the ring plane: tip ahead
+ZERO3 = np.zeros(3)
+
+
+def _rhat(phi):
+    return np.array([0.0, math.cos(phi), math.sin(phi)])
+
+
+def _pt(x, rho, phi=PHI_S):
+    return np.array([x, 0.0, 0.0]) + rho * _rhat(phi)
+
+
+def _stops():
+    return L.pack_stops(L.stops_from_list([{"angle": PHI_S, "half_width": HALF_W,
+                                            "r_min": R_MIN, "r_max": R_MAX,
+                                            "x_guide": X_GUIDE}]))
+
+
+def _latch(**kw):
+    d = {"length": 0.06, "mass": 0.2, "stiffness": 2000.0, "preload": 10.0, "stroke": 0.03,
+         "contact_stiffness": 1e5, "stop": 0, "pair": 0, "max_penetration": 0.01}
+    d.update(kw)
+    return L.Latch.from_dict(d)
+
+
+def _n_l(phi=PHI_S, gamma=GAMMA):
+    return math.sin(gamma) * np.array([1.0, 0.0, 0.0]) + math.cos(gamma) * _rhat(phi)
+
+
+def _geom(tip, length, phi=PHI_S, gamma=GAMMA):
+    """Latch geometry row with its undeformed tip at ``tip``."""
+    n = _n_l(phi, gamma)
+    return np.concatenate([tip - length * n, n])[None, :]
+
+
+def _between(h, lg, lat, stp, ls, trig, full=False, o_r=ZERO3, o_p=ZERO3):
+    hf = np.zeros((lat.shape[0], K.HF_SIZE))
+    tot = np.zeros(K.T_SIZE)
+    st = K.latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_r, o_p, full)
+    return st, hf, tot
+
+
+# --------------------------------------------------------------------------------------------
+# the stop
+def _face_distance_brute(p, x0, rho0, sigma, x_lo, x_hi, n=201, levels=6):
+    """Smallest distance from ``p`` to a 45-degree face patch (all azimuths of the stop's
+    width): a 201 x 201 grid over the patch, refined five times around its best node (each
+    level spans +-2 cells of the previous one, so the last spacing is below 1e-12 m)."""
+    s_lo, s_hi, f_lo, f_hi = x_lo, x_hi, PHI_S - HALF_W, PHI_S + HALF_W
+    best = math.inf
+    for _ in range(levels):
+        s = np.linspace(s_lo, s_hi, n)
+        f = np.linspace(f_lo, f_hi, n)
+        xs = s[:, None] * np.ones_like(f)[None, :]
+        rs = rho0 + sigma * (xs - x0)
+        pts = np.stack([xs, rs * np.cos(f)[None, :], rs * np.sin(f)[None, :]], -1)
+        d = np.linalg.norm(pts - p, axis=-1)
+        k = np.unravel_index(np.argmin(d), d.shape)
+        best = min(best, d[k])
+        ds, df = s[1] - s[0], f[1] - f[0]
+        s_lo, s_hi = max(x_lo, s[k[0]] - 2 * ds), min(x_hi, s[k[0]] + 2 * ds)
+        f_lo, f_hi = (max(PHI_S - HALF_W, f[k[1]] - 2 * df),
+                      min(PHI_S + HALF_W, f[k[1]] + 2 * df))
+    return best
+
+
+def test_penetration_is_exact_distance_to_the_nearer_face():
+    """Inside the ridge the depth equals the brute-force distance to the nearer 45-degree
+    face patch (1e-10 m: the refined grid's spacing ends far below that, so what remains is
+    rounding in the distances of O(1 m) points); outside the triangle or the width: no contact."""
+    stp = _stops()
+    rng = np.random.default_rng(7)
+    n_in = 0
+    for _ in range(40):
+        x = rng.uniform(X_GUIDE - 0.01, X_TOP + 0.06)
+        rho = rng.uniform(R_MIN - 0.01, R_MAX + 0.01)
+        phi = PHI_S + rng.uniform(-0.9, 0.9) * HALF_W
+        p = _pt(x, rho, phi)
+        st, dn, nx, ny, nz, px, py, pz, feat = K.stop_solid_contact(*p, stp, 0, 1.0)
+        rho_g = R_MAX - (x - X_GUIDE)
+        rho_l = R_MIN + (x - X_TOP)
+        inside = rho > max(rho_g, rho_l) and rho <= R_MAX
+        assert (st == CONTACT) == inside
+        if not inside:
+            continue
+        n_in += 1
+        dg = _face_distance_brute(p, X_GUIDE, R_MAX, -1.0, X_GUIDE, X_TOP)
+        dl = _face_distance_brute(p, X_TOP, R_MIN, 1.0, X_TOP, X_TOP + R_MAX - R_MIN)
+        assert dn == pytest.approx(min(dg, dl), abs=1e-10)
+        assert feat == (K.FEAT_GUIDE if dg < dl else K.FEAT_LOCK)
+        sigma = -1.0 if feat == K.FEAT_GUIDE else 1.0
+        assert np.allclose([nx, ny, nz], S2 * (np.array([-sigma, 0, 0]) + _rhat(phi)),
+                           atol=1e-12)
+        # moving the point by -depth along the normal puts it on the face
+        q = p - dn * np.array([nx, ny, nz])
+        rq = math.hypot(q[1], q[2])
+        face = R_MAX - (q[0] - X_GUIDE) if sigma < 0 else R_MIN + (q[0] - X_TOP)
+        assert rq == pytest.approx(face, abs=1e-12)
+    assert n_in >= 5
+
+
+def test_no_contact_outside_the_angular_width():
+    stp = _stops()
+    deep = (0.02, 0.84)            # well inside the triangle
+    for dphi, expect in ((0.9 * HALF_W, CONTACT), (-0.9 * HALF_W, CONTACT),
+                         (1.1 * HALF_W, NONE), (-1.1 * HALF_W, NONE), (math.pi, NONE)):
+        st = K.stop_solid_contact(*_pt(*deep, PHI_S + dphi), stp, 0, 1.0)[0]
+        assert st == expect
+
+
+def test_stop_from_dict_derives_and_checks_x_top():
+    d = {"angle": 0.0, "half_width": 0.1, "r_min": 0.8, "r_max": 0.85, "x_guide": 0.01}
+    assert L.Stop.from_dict(d).x_top == pytest.approx(0.06)
+    with pytest.raises(InputError) as e:
+        L.Stop.from_dict({**d, "x_top": 0.07}, "stops[1].")
+    assert e.value.key == "stops[1].x_top"
+
+
+@pytest.mark.parametrize("key, value, where", [
+    ("mass", 0.0, "latches[0].mass"), ("stroke", -1.0, "latches[0].stroke"),
+    ("pair", 1.5, "latches[0].pair"), ("colour", 1.0, "latches[0].colour"),
+    ("lock_model", "soft", "latches[0].lock_model"), ("stop", 3, "latches[0].stop")])
+def test_latch_from_dict_names_the_key(key, value, where):
+    d = {"length": 0.06, "mass": 0.2, "stiffness": 2000.0, "preload": 10.0, "stroke": 0.03,
+         "contact_stiffness": 1e5, "stop": 0, "pair": 0, "max_penetration": 0.01}
+    d[key] = value
+    with pytest.raises(InputError) as e:
+        L.latches_from_list([d, {**d, key: 0} if key in ("pair", "stop") else d], n_stops=1)
+    assert e.value.key == where
+
+
+def test_latches_must_come_in_duplicated_pairs():
+    d = {"length": 0.06, "mass": 0.2, "stiffness": 2000.0, "preload": 10.0, "stroke": 0.03,
+         "contact_stiffness": 1e5, "stop": 0, "pair": 0, "max_penetration": 0.01}
+    with pytest.raises(InputError) as e:
+        L.latches_from_list([d, d, {**d, "pair": 1}], n_stops=1)
+    assert e.value.key == "latches[2].pair"
+    assert len(L.latches_from_list([d, d, {**d, "pair": 1}, {**d, "pair": 1}], 1)) == 4
+
+
+def test_sensor_and_tolerance_from_dict_name_the_key():
+    with pytest.raises(InputError) as e:
+        L.sensors_from_list([{"radius": 0.01, "preload": 1.0, "stiffness": 1.0,
+                              "travel": 0.01, "trigger": 0.02}])
+    assert e.value.key == "capture_sensors[0].trigger"
+    with pytest.raises(InputError) as e:
+        L.CaptureTolerance.from_dict({"angle": 2.0, "gap": 0.01})
+    assert e.value.key == "capture.angle"
+
+
+# --------------------------------------------------------------------------------------------
+# latch dynamics
+def test_implicit_step_equals_cramers_rule():
+    """The kernel's closed form against Cramer's rule on the 2x2 system of digest 9.7 with
+    k_L + k_c in the matrix, to 1e-14 of the size of the terms each formula adds (Cramer's
+    numerator of v subtracts k_c x h/m, which the kernel's form never adds, so the
+    reference itself carries rounding of that size)."""
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        x, v = rng.uniform(0, 0.02), rng.uniform(-0.5, 0.5)
+        h, m = rng.uniform(1e-5, 1e-3), rng.uniform(0.05, 2.0)
+        kl, f0, fr, kc = (rng.uniform(100, 5e3), rng.uniform(0, 50), rng.uniform(0, 200),
+                          rng.uniform(0, 1e6))
+        a = np.array([[1.0, h * (kl + kc) / m], [-h, 1.0]])
+        b = np.array([v + (fr + kc * x - f0) * h / m, x])
+        det = a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0]
+        v_c = (b[0] * a[1, 1] - a[0, 1] * b[1]) / det
+        x_c = (a[0, 0] * b[1] - b[0] * a[1, 0]) / det
+        x_k, v_k = K.latch_implicit_step(x, v, h, 1.0 / m, kl, f0, fr, kc)
+        scale_v = (abs(b[0]) + abs(a[0, 1] * b[1])) / det
+        scale_x = (abs(b[1]) + abs(b[0] * a[1, 0])) / det
+        assert abs(x_k - x_c) <= 1e-14 * scale_x
+        assert abs(v_k - v_c) <= 1e-14 * scale_v
+
+
+def _free_run(h, t_end, x0, lat, stp):
+    """A latch beside its stop (no contact) released from ``x0`` at rest."""
+    lg = _geom(_pt(0.02, 0.83, PHI_S + 1.0), 0.06, PHI_S + 1.0)
+    ls, trig, _, _ = L.new_latch_state(1)
+    ls[0, K.LS_X] = x0
+    n = int(round(t_end / h))
+    for _ in range(n):
+        st, hf, tot = _between(h, lg, lat, stp, ls, trig)
+        assert st == (NONE, -1)
+        assert np.all(hf[0, :3] == 0.0)    # nothing touches it
+    return ls, tot
+
+
+def test_free_latch_tracks_the_exact_solution_at_first_order():
+    """No contact: m x'' = -k_L x - f_L0 from x0 at rest, x(t) = -f0/k + (x0 + f0/k) cos wt
+    (w = 100 rad/s; the internal stop is reached at wt = acos(0.2) ~ 1.37, the check is at
+    wt = 1). Implicit Euler's global error is O(h): halving h halves it (ratio within
+    2 +- 0.15 at these steps, h w <= 0.01)."""
+    lt = _latch()
+    lat, stp = L.pack_latches([lt]), _stops()
+    w = math.sqrt(lt.stiffness / lt.mass)
+    x0, t_end = 0.02, 0.01
+    exact = -lt.preload / lt.stiffness + (x0 + lt.preload / lt.stiffness) * math.cos(w * t_end)
+    errs = []
+    for h in (1e-4, 5e-5, 2.5e-5):
+        ls, tot = _free_run(h, t_end, x0, lat, stp)
+        errs.append(abs(ls[0, K.LS_X] - exact))
+        # ledger with no contact and no stop: E_n + D_num = E_0 (rounding only)
+        e0 = 0.5 * lt.stiffness * x0 ** 2 + lt.preload * x0
+        assert tot[K.T_ESPRING] + tot[K.T_EKIN] + tot[K.T_DNUM] == pytest.approx(e0, rel=1e-12)
+        assert tot[K.T_DSTOP] == 0.0 and tot[K.T_WC] == 0.0
+    assert errs[0] < 1e-2 * x0
+    for a, b in zip(errs, errs[1:]):
+        assert 1.85 < a / b < 2.15
+
+
+def test_numerical_dissipation_is_first_order_and_stop_takes_the_impact_energy():
+    """Released from x0, the latch hits its internal stop: D_num halves with h (it is
+    implicit Euler's O(h) loss) and the stop takes the rest, so that D_num + D_stop equals
+    the initial energy exactly (the latch ends at rest on the stop)."""
+    lt = _latch()
+    lat, stp = L.pack_latches([lt]), _stops()
+    x0 = 0.02
+    e0 = 0.5 * lt.stiffness * x0 ** 2 + lt.preload * x0
+    d_num = []
+    for h in (1e-4, 5e-5, 2.5e-5):
+        ls, tot = _free_run(h, 0.03, x0, lat, stp)
+        assert ls[0, K.LS_X] == 0.0 and ls[0, K.LS_V] == 0.0
+        assert tot[K.T_DNUM] + tot[K.T_DSTOP] == pytest.approx(e0, rel=1e-12)
+        d_num.append(tot[K.T_DNUM])
+        assert tot[K.T_DSTOP] > 0.9 * e0      # most of it is the impact's kinetic energy
+    for a, b in zip(d_num, d_num[1:]):
+        assert 1.8 < a / b < 2.2
+
+
+def _pushed(delta_l0, **kw):
+    """A latch whose undeformed tip is ``delta_l0`` (lateral) below the guide face at
+    x = 0.02; returns lat, stp, lg, c = n_L . n_R, the normal depth dn0."""
+    lt = _latch(**kw)
+    lat, stp = L.pack_latches([lt]), _stops()
+    tip = _pt(0.02, R_MAX - 0.02 + delta_l0)
+    lg = _geom(tip, lt.length)
+    n_r = S2 * (np.array([1.0, 0, 0]) + _rhat(PHI_S))
+    c = float(_n_l() @ n_r)
+    return lt, lat, stp, lg, c, delta_l0 * S2
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_static_equilibrium_against_a_fixed_guide_face(full):
+    """Guide face held fixed, tip penetrating dn0 when undeformed: the depth falls as
+    dn0 - c x (c = n_L . n_R, exact for a face in the latch's meridian plane), so equilibrium
+    k_L x + f_L0 = k_LS c (dn0 - c x) gives x = (k_c x_push - f_L0)/(k_L + k_c) with
+    k_c = k_LS c^2, x_push = dn0 / c. Implicit Euler's fixed point is exact (the linearised
+    force is the force), so after the transient decays (600 steps at a decay of 8 % per step)
+    the retraction agrees to 1e-12 relative. Ring force: -(k_L x + f_L0) n_L, or with the
+    full-normal switch -f_n n_R, which at equilibrium is the same axial part plus the
+    transverse part."""
+    lt, lat, stp, lg, c, dn0 = _pushed(0.004)
+    kc = lt.contact_stiffness * c * c
+    x_eq = (kc * dn0 / c - lt.preload) / (lt.stiffness + kc)
+    assert 0.0 < x_eq < lt.stroke
+    ls, trig, _, _ = L.new_latch_state(1)
+    for _ in range(600):
+        st, hf, tot = _between(1e-3, lg, lat, stp, ls, trig, full)
+    assert st == (NONE, -1) and trig[0] == 0
+    assert ls[0, K.LS_X] == pytest.approx(x_eq, rel=1e-12)
+    f_spring = lt.stiffness * x_eq + lt.preload
+    assert ls[0, K.LS_FRL] == pytest.approx(f_spring, rel=1e-9)
+    fn = lt.contact_stiffness * (dn0 - c * x_eq)
+    n_r = S2 * (np.array([1.0, 0, 0]) + _rhat(PHI_S))
+    expect = -fn * n_r if full else -f_spring * _n_l()
+    assert np.allclose(hf[0, K.HF_F:K.HF_F + 3], expect, rtol=1e-9, atol=1e-9)
+    assert np.allclose(tot[K.T_FP:K.T_FP + 3], -expect, rtol=1e-9, atol=1e-9)
+    # application point: the deformed tip
+    tip = lg[0, :3] + (lt.length - x_eq) * _n_l()
+    assert np.allclose(hf[0, K.HF_P:K.HF_P + 3], tip, atol=1e-12)
+
+
+def test_internal_stop_holds_while_contact_force_is_below_preload():
+    """f_RL = c k_LS dn0 below f_L0: x_L = v_L = 0 exactly and the ring gets the contact's
+    axial part f_RL (the internal stop carries the rest of the preload); just above f_L0 the
+    latch starts to retract."""
+    lt = _latch()
+    c = float(_n_l() @ (S2 * (np.array([1.0, 0, 0]) + _rhat(PHI_S))))
+    dl_at_preload = lt.preload / (c * lt.contact_stiffness) / S2
+    for factor, moves in ((0.7, False), (0.999, False), (1.05, True)):
+        lt, lat, stp, lg, c, dn0 = _pushed(factor * dl_at_preload)
+        ls, trig, _, _ = L.new_latch_state(1)
+        for _ in range(50):
+            st, hf, tot = _between(1e-4, lg, lat, stp, ls, trig)
+        if moves:
+            assert ls[0, K.LS_X] > 0.0
+            continue
+        assert ls[0, K.LS_X] == 0.0 and ls[0, K.LS_V] == 0.0
+        f_rl = c * lt.contact_stiffness * dn0
+        assert np.allclose(hf[0, :3], -f_rl * _n_l(), rtol=1e-12)
+        assert tot[K.T_DSTOP] == 0.0 and tot[K.T_WC] == 0.0
+
+
+def test_stroke_limit_bottoms_the_latch_and_passes_the_contact_force():
+    """Pushed beyond its stroke, the latch rests at the limit and the ring gets the larger of
+    the spring force and the contact's axial part."""
+    lt, lat, stp, lg, c, dn0 = _pushed(0.02, stroke=0.005)
+    ls, trig, _, _ = L.new_latch_state(1)
+    for _ in range(200):
+        st, hf, tot = _between(1e-4, lg, lat, stp, ls, trig)
+    assert ls[0, K.LS_X] == lt.stroke and ls[0, K.LS_V] == 0.0
+    f_rl = c * lt.contact_stiffness * (dn0 - c * lt.stroke)
+    assert f_rl > lt.stiffness * lt.stroke + lt.preload
+    assert np.allclose(hf[0, :3], -f_rl * _n_l(), rtol=1e-12)
+
+
+def test_penetration_limit_is_reported():
+    lt, lat, stp, lg, c, dn0 = _pushed(0.02, max_penetration=1e-3, stroke=0.001)
+    ls, trig, _, _ = L.new_latch_state(1)
+    st, hf, tot = _between(1e-4, lg, lat, stp, ls, trig)
+    assert st == (PENETRATION_EXCEEDED, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# trigger
+def test_trigger_at_the_hand_computed_axial_position():
+    """Latch at 60 degrees to the ring plane, base at rho_A = 0.78 < R_min, tip at 0.86 >
+    R_max (so it never touches the stop and x_L stays 0). Its segment crosses P_Stop at
+    d_C = rho_A + (x_top - x_A) cot(gamma), inside R_min for
+    x_A > x_top - (R_min - rho_A) tan(gamma) = 0.015359...; 1e-9 m either side decides."""
+    lt = _latch(length=0.16)
+    lat, stp = L.pack_latches([lt]), _stops()
+    rho_a = 0.78
+    x_star = X_TOP - (R_MIN - rho_a) * math.tan(GAMMA)
+    for dx, expect in ((-1e-9, 0), (1e-9, 1)):
+        a = _pt(x_star + dx, rho_a)
+        lg = np.concatenate([a, _n_l()])[None, :]
+        ls, trig, _, _ = L.new_latch_state(1)
+        st, hf, tot = _between(1e-4, lg, lat, stp, ls, trig)
+        assert trig[0] == expect
+        assert ls[0, K.LS_X] == 0.0 and np.all(hf[0, :3] == 0.0)
+
+
+def test_latch_beside_its_stop_neither_touches_nor_triggers():
+    lt = _latch(length=0.16)
+    lat, stp = L.pack_latches([lt]), _stops()
+    phi = PHI_S + 1.5 * HALF_W
+    for x_a in np.linspace(-0.05, 0.06, 23):
+        lg = np.concatenate([_pt(x_a, 0.78, phi), _n_l(phi)])[None, :]
+        ls, trig, _, _ = L.new_latch_state(1)
+        st, hf, tot = _between(1e-4, lg, lat, stp, ls, trig)
+        assert trig[0] == 0 and np.all(hf[0, :3] == 0.0) and ls[0, K.LS_X] == 0.0
+
+
+def _drive(h, u=0.05, t_end=0.75, full=False):
+    """The ring (and so the latch base) driven at u along +X_PU over the ridge; the undeformed
+    tip starts at (0.035, 0.81), 5 mm in front of the guide face (rho_g(0.04) = 0.81).
+    Returns the latch, its tables, the per-step history and the moment reference points."""
+    lt = _latch()
+    lat, stp = L.pack_latches([lt]), _stops()
+    tip0 = _pt(0.035, 0.81)
+    ls, trig, _, _ = L.new_latch_state(1)
+    hist = []
+    n = int(round(t_end / h))
+    o_r, o_p = np.array([0.1, -0.2, 0.3]), np.array([-0.4, 0.5, 0.05])
+    for k in range(1, n + 1):
+        lg = _geom(tip0 + np.array([u * k * h, 0, 0]), lt.length)
+        was = trig[0]
+        st, hf, tot = _between(h, lg, lat, stp, ls, trig, full, o_r, o_p)
+        assert st == (NONE, -1)
+        hist.append((k * h, ls[0, K.LS_X], ls[0, K.LS_V], trig[0], was, tot.copy(), hf.copy(),
+                     lg.copy()))
+    return lt, lat, stp, hist, o_r, o_p
+
+
+def test_driven_latch_triggers_just_past_the_crest_and_ledger_closes():
+    """Driven over the ridge at u = 0.05 m/s: the guide contact starts after X_c = 5 mm of
+    drive; on the face the tip (x, rho) = (0.035 + X - x_L sin g, 0.81 - x_L cos g) stays
+    on rho = 0.85 - x, so the quasi-static retraction is x_L = (X - X_c)/(sin g + cos g) and
+    the tip reaches the crest (rho = R_min, x_L = 0.01 / cos g = 0.02) at
+    X = X_c + 0.02 (sin g + cos g), up to the contact's static deflection. Past the crest the
+    tip leaves both faces and the spring throws the latch out along its own line, which does
+    not move the line: its crossing with P_Stop stays at the radius rho_E the tip had when it
+    crossed P_Stop (R_min plus the lateral contact deflection) and moves inwards only with
+    the drive, so the trigger comes at X_cross + (rho_E - R_min) tan(g) (within two steps of
+    drive, 1e-5 m). The ledger E_n - E_0 = W_c - D_num - D_stop holds at every step to
+    1e-12 J (rounding of sums of O(0.1) J terms); after the release no work comes in and the
+    internal stop takes most of the released energy."""
+    h, u, x_c, sc = 1e-4, 0.05, 0.005, math.sin(GAMMA) + math.cos(GAMMA)
+    lt, lat, stp, hist, o_r, o_p = _drive(h)
+
+    def tip(r):
+        return r[7][0, :3] + (lt.length - r[1]) * r[7][0, 3:]
+    t_crest = (x_c + 0.02 * sc) / u
+    k_cross = next(i for i, r in enumerate(hist) if tip(r)[0] >= X_TOP)
+    # the tip penetrates the face laterally by Delta_L < 1 mm, so it reaches P_Stop
+    # Delta_L tan(g) / u < 0.035 s before the rigid-face estimate
+    assert t_crest - 0.035 < hist[k_cross][0] <= t_crest
+    assert all(r[3] == 0 for r in hist[:k_cross + 1])
+    p = tip(hist[k_cross])
+    rho_cross = math.hypot(p[1], p[2]) - (p[0] - X_TOP) / math.tan(GAMMA)   # on P_Stop
+    x_pred = u * hist[k_cross][0] + (rho_cross - R_MIN) * math.tan(GAMMA)
+    k_trig = next(i for i, r in enumerate(hist) if r[3] == 1)
+    assert u * hist[k_trig][0] == pytest.approx(x_pred, abs=2 * u * h)
+    # quasi-static retraction half-way down the face, less the contact's static deflection
+    # along the latch (k_L x + f0)/(k_LS c^2) (exact for a face: 5e-5 m covers the drag of
+    # the moving latch, m x'' ~ 0 and no damping, so only the transient's residue)
+    k_half = int(round(0.5 * (x_c / u + t_crest) / h)) - 1
+    x_qs = (u * hist[k_half][0] - x_c) / sc
+    defl = (lt.stiffness * x_qs + lt.preload) / (lt.contact_stiffness * sc * sc / 2.0)
+    assert hist[k_half][1] == pytest.approx(x_qs - defl, abs=5e-5)
+    # ends at rest on the internal stop
+    assert hist[-1][1] == 0.0 and hist[-1][2] == 0.0
+    for t, x, v, tr, was, tot, hf, lg in hist:
+        e = tot[K.T_ESPRING] + tot[K.T_EKIN]
+        assert e == pytest.approx(tot[K.T_WC] - tot[K.T_DNUM] - tot[K.T_DSTOP], abs=1e-12)
+    k_free = next(i for i in range(k_cross, len(hist)) if not hist[i][6][0, :3].any())
+    tot_free, tot_end = hist[k_free][5], hist[-1][5]
+    e_free = tot_free[K.T_ESPRING] + tot_free[K.T_EKIN]
+    assert e_free > 0.3
+    assert tot_end[K.T_WC] == tot_free[K.T_WC]
+    assert tot_end[K.T_DSTOP] - tot_free[K.T_DSTOP] > 0.8 * e_free
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_latch_forces_are_equal_and_opposite(full):
+    """Momentum: F_ring + F_passive = 0 and, with moments about different reference points,
+    M_ring + M_passive + (o_ring - o_passive) x F_ring = 0 (1e-12 relative) at every step."""
+    lt, lat, stp, hist, o_r, o_p = _drive(2e-4, full=full)
+    nonzero = 0
+    for t, x, v, tr, was, tot, hf, lg in hist:
+        fr, fp = tot[K.T_FR:K.T_FR + 3], tot[K.T_FP:K.T_FP + 3]
+        mr, mp = tot[K.T_MR:K.T_MR + 3], tot[K.T_MP:K.T_MP + 3]
+        scale = 1.0 + np.abs(fr).max()
+        assert np.allclose(fr + fp, 0.0, atol=1e-12 * scale)
+        assert np.allclose(mr + mp + np.cross(o_r - o_p, fr), 0.0, atol=1e-12 * scale)
+        p = hf[0, K.HF_P:K.HF_P + 3]
+        assert np.allclose(mr, np.cross(p - o_r, fr), atol=1e-12 * scale)
+        nonzero += np.abs(fr).max() > 1.0
+    assert nonzero > 100
+
+
+# --------------------------------------------------------------------------------------------
+# post-trigger contacts
+def _triggered(tip, length=0.06, law=None):
+    lt = _latch(length=length, **(law or {}))
+    lat, stp = L.pack_latches([lt]), _stops()
+    ls, trig, _, _ = L.new_latch_state(1)
+    trig[0] = 1
+    return lt, lat, stp, _geom(tip, length), ls, trig
+
+
+def _stage(lg, lat, stp, ls, trig, tw_r=None, tw_p=None):
+    acc = np.zeros(K.A_SIZE)
+    tw_r = np.zeros(TW_SIZE) if tw_r is None else tw_r
+    tw_p = np.zeros(TW_SIZE) if tw_p is None else tw_p
+    st = K.latches_stage(lg, lat, stp, ls, trig, tw_r, tw_p, acc)
+    return st, acc
+
+
+def test_locking_face_resists_separation_not_approach():
+    """Triggered latch (60 degrees, 0.06 m), tip behind the stop at (x_top + 0.01, R_min +
+    0.004), clear of the locking face by 0.006 (lateral). Moving the unit back by s
+    (separating, -X): the tip penetrates the locking face by (s - 0.006)/sqrt 2, and the
+    latch segment, whose crossing with P_Stop is at d_C = 0.804 - (0.01 - s) cot(g), meets the
+    crest circle by (d_C - R_min)/sqrt 2; both push the passive unit along
+    (-1, rho_hat)/sqrt 2 (towards -X) and the ring towards +X, and grow with s. Moving it
+    forward (s < 0) gives nothing. The printed orientation (locking face like the guide
+    face, normal +X) would do the opposite."""
+    n_r = S2 * (np.array([-1.0, 0, 0]) + _rhat(PHI_S))
+    totals = []
+    for s in (-0.004, -0.001, 0.0, 0.004, 0.006, 0.007, 0.008):
+        tip = _pt(X_TOP + 0.01 - s, R_MIN + 0.004)
+        lt, lat, stp, lg, ls, trig = _triggered(tip)
+        st, acc = _stage(lg, lat, stp, ls, trig)
+        assert st[0] in (NONE, CONTACT)
+        dn_tip = max(0.0, (s - 0.006) * S2)
+        d_c = R_MIN + 0.004 - (0.01 - s) / math.tan(GAMMA)
+        dn_crest = max(0.0, (d_c - R_MIN) * S2)
+        fp = acc[K.A_FP:K.A_FP + 3]
+        assert np.allclose(fp, lt.contact_stiffness * (dn_tip + dn_crest) * n_r, atol=1e-9)
+        totals.append(dn_tip + dn_crest)
+        if s <= 0.0:
+            assert np.all(acc == 0.0)
+        else:
+            assert acc[K.A_FR] > 0.0 and fp[0] < 0.0
+    assert all(a < b for a, b in zip(totals[2:], totals[3:]))
+
+
+def test_segment_across_the_crest():
+    """A triggered latch whose segment crosses P_Stop outside R_min: depth
+    (d_C - R_min)/sqrt 2 at C, normal (-1, rho_hat)/sqrt 2 (the tip itself is beyond the
+    ridge's base, so it is the only contact)."""
+    lt = _latch(length=0.16)
+    lat, stp = L.pack_latches([lt]), _stops()
+    rho_a = 0.785
+    x_a = X_TOP - 0.02 * math.tan(GAMMA)     # crossing at rho_a + 0.02 = 0.805
+    lg = np.concatenate([_pt(x_a, rho_a), _n_l()])[None, :]
+    ls, trig, _, _ = L.new_latch_state(1)
+    trig[0] = 1
+    st, acc = _stage(lg, lat, stp, ls, trig)
+    dn = (rho_a + 0.02 - R_MIN) * S2
+    n_r = S2 * (np.array([-1.0, 0, 0]) + _rhat(PHI_S))
+    assert np.allclose(acc[K.A_FP:K.A_FP + 3], lt.contact_stiffness * dn * n_r, rtol=1e-9)
+    c = _pt(X_TOP, rho_a + 0.02)
+    assert np.allclose(acc[K.A_MP:K.A_MP + 3], np.cross(c, acc[K.A_FP:K.A_FP + 3]),
+                       rtol=1e-9, atol=1e-12)
+
+
+def test_stage_contact_law_momentum_and_dissipated_power():
+    """Post-trigger contact through the law of 5 with damping and friction, moving bodies:
+    forces equal and opposite, moments consistent about the twists' points, and the powers
+    close: elastic k dn dn_dot, dissipated c dn_dot^2 + friction power (>= 0), their sum the
+    power f . v_rel transferred at the contact."""
+    law = {"lock_stiffness": 2e5, "lock_damping": 300.0, "lock_friction": 0.2,
+           "lock_friction_velocity": 1e-3}
+    # 0.003 (lateral) below the locking face; the short latch's base is behind P_Stop too,
+    # so the tip is the only contact
+    tip = _pt(X_TOP + 0.03, R_MIN + 0.033)
+    lt, lat, stp, lg, ls, trig = _triggered(tip, length=0.03, law=law)
+    tw_r = np.array([-0.03, 0.01, 0.02, 0.05, -0.02, 0.1, 0.2, 0.1, -0.1])
+    tw_p = np.array([0.01, 0.0, -0.01, -0.01, 0.03, 0.0, -0.3, 0.2, 0.4])
+    st, acc = _stage(lg, lat, stp, ls, trig, tw_r, tw_p)
+    assert st[0] in (NONE, CONTACT)
+    fr, fp = acc[K.A_FR:K.A_FR + 3], acc[K.A_FP:K.A_FP + 3]
+    assert np.allclose(fr + fp, 0.0, atol=1e-12)
+    o_r, o_p = tw_r[6:9], tw_p[6:9]
+    assert np.allclose(acc[K.A_MR:K.A_MR + 3], np.cross(tip - o_r, fr), atol=1e-12)
+    assert np.allclose(acc[K.A_MP:K.A_MP + 3], np.cross(tip - o_p, fp), atol=1e-12)
+    v_rel = (tw_r[:3] + np.cross(tw_r[3:6], tip - o_r)) - (tw_p[:3] + np.cross(tw_p[3:6],
+                                                                                 tip - o_p))
+    n_r = S2 * (np.array([-1.0, 0, 0]) + _rhat(PHI_S))
+    dn, dd = 0.003 * S2, float(n_r @ v_rel)
+    assert acc[K.A_PEL] == pytest.approx(2e5 * dn * dd, rel=1e-12)
+    vt = v_rel - dd * n_r
+    fn = 2e5 * dn + 300.0 * dd
+    assert fn > 0
+    p_fric = 0.2 * fn * float(vt @ vt) / math.sqrt(float(vt @ vt) + 1e-6)
+    assert acc[K.A_PDISS] == pytest.approx(300.0 * dd * dd + p_fric, rel=1e-9)
+    assert acc[K.A_PEL] + acc[K.A_PDISS] == pytest.approx(float(fp @ v_rel), rel=1e-12)
+
+
+def test_untriggered_latches_have_no_stage_contact():
+    tip = _pt(0.02, 0.84)          # deep under the guide face
+    lt, lat, stp, lg, ls, trig = _triggered(tip)
+    trig[0] = 0
+    st, acc = _stage(lg, lat, stp, ls, trig)
+    assert st == (NONE, -1) and np.all(acc == 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# capture sensors
+def _sensor_run(x_s, travel=0.01, trig=0.004):
+    sen = L.pack_sensors(L.sensors_from_list([{"radius": 0.015, "preload": 5.0,
+                                               "stiffness": 800.0, "travel": travel,
+                                               "trigger": trig}]))
+    plane = L.ring_plane(0.0, 0.6, 0.9)
+    ps = np.array([[x_s, 0.7 * math.cos(1.0), 0.7 * math.sin(1.0)]])
+    sw = np.zeros(1, np.int64)
+    so = np.zeros((1, K.SO_SIZE))
+    acc = np.zeros(K.A_SIZE)
+    o_r, o_p = np.array([0.3, 0.1, -0.2]), np.array([-0.5, 0.2, 0.1])
+    K.sensors_force(ps, sen, plane, sw, so, acc, o_r, o_p)
+    return sw[0], so[0], acc, ps[0], o_r, o_p
+
+
+def test_sensor_switches_at_the_hand_computed_position():
+    """Sphere R_S = 15 mm against the plane x = 0: stroke x_S + R_S; switching at 4 mm, i.e.
+    x_S = -0.011 (1e-9 m either side decides); force f_s0 + k_s delta, capped at travel."""
+    x_sw = 0.0 - 0.015 + 0.004
+    assert _sensor_run(x_sw - 1e-9)[0] == 0
+    sw, so, acc, p, o_r, o_p = _sensor_run(x_sw + 1e-9)
+    assert sw == 1
+    assert so[K.SO_DELTA] == pytest.approx(0.004, abs=2e-9)
+    assert so[K.SO_F] == pytest.approx(5.0 + 800.0 * 0.004, rel=1e-6)
+    assert _sensor_run(-0.016)[1][K.SO_F] == 0.0       # not touching: no preload either
+    sw, so, acc, p, o_r, o_p = _sensor_run(0.01)        # 25 mm > travel
+    assert so[K.SO_DELTA] == 0.01 and so[K.SO_F] == pytest.approx(5.0 + 800.0 * 0.01)
+    fr, fp = acc[K.A_FR:K.A_FR + 3], acc[K.A_FP:K.A_FP + 3]
+    assert np.allclose(fp, [so[K.SO_F], 0, 0]) and np.allclose(fr + fp, 0.0)
+    q = np.array([0.0, p[1], p[2]])
+    assert np.allclose(acc[K.A_MR:K.A_MR + 3], np.cross(q - o_r, fr), atol=1e-12)
+    assert np.allclose(acc[K.A_MP:K.A_MP + 3], np.cross(q - o_p, fp), atol=1e-12)
+
+
+@pytest.mark.parametrize("x_s", [-0.012, -0.008, 0.0, 0.004])
+def test_sensor_potential_is_the_force_potential(x_s):
+    """The force on the passive unit is dU/dx_S (central difference, step 1e-7 m: error
+    below 1e-6 N for the piecewise-quadratic U away from its kinks)."""
+    e = 1e-7
+    u_p = _sensor_run(x_s + e)[2][K.A_ESENS]
+    u_m = _sensor_run(x_s - e)[2][K.A_ESENS]
+    assert (u_p - u_m) / (2 * e) == pytest.approx(_sensor_run(x_s)[1][K.SO_F], abs=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# capture
+CASES = [
+    # triggered latches (pairs: 0,0,1,1,2,2), aligned, expected capture
+    ((0, 0, 0, 0, 0, 0), True, 0),
+    ((1, 0, 1, 0, 1, 0), True, 1),
+    ((0, 1, 1, 0, 0, 1), True, 1),
+    ((1, 1, 1, 1, 0, 0), True, 0),     # pair 2 has none
+    ((1, 1, 1, 1, 1, 1), True, 1),
+    ((1, 0, 0, 0, 1, 1), True, 0),     # pair 1 has none
+    ((1, 1, 1, 1, 1, 1), False, 0),    # all triggered, planes not aligned
+]
+
+
+@pytest.mark.parametrize("flags, aligned, expect", CASES)
+def test_capture_needs_one_latch_of_each_pair(flags, aligned, expect):
+    d = {"length": 0.06, "mass": 0.2, "stiffness": 2000.0, "preload": 10.0, "stroke": 0.03,
+         "contact_stiffness": 1e5, "stop": 0, "max_penetration": 0.01}
+    lats = L.latches_from_list([{**d, "pair": p} for p in (0, 0, 1, 1, 2, 2)], n_stops=1)
+    lat = L.pack_latches(lats)
+    tol = L.CaptureTolerance(angle=math.radians(1.0), gap=0.002)
+    trig = np.array(flags, dtype=np.int64)
+    out = np.full(6, -1, dtype=np.int64)
+    cos_rel = math.cos(math.radians(0.5))
+    cap = K.capture_state(trig, lat, L.n_pairs(lats), cos_rel, 0.001 if aligned else 0.003,
+                          tol.cos_angle, tol.gap, out)
+    assert cap == expect
+    assert list(out) == list(flags)
+    if aligned and expect:
+        # the angle bound alone also refuses
+        assert K.capture_state(trig, lat, 3, math.cos(math.radians(1.5)), 0.0,
+                               tol.cos_angle, tol.gap, out) == 0
+
+
+def test_direct_construction_is_validated_too():
+    with pytest.raises(InputError) as e:
+        L.Latch(length=0.06, mass=-1.0, stiffness=1.0, preload=0.0, stroke=0.01,
+                contact_stiffness=1e5, stop=0, pair=0, max_penetration=1e-3)
+    assert e.value.key == "latch.mass"
+    with pytest.raises(InputError) as e:
+        L.CaptureSensor(radius=0.01, preload=1.0, stiffness=1.0, travel=0.01, trigger=0.0)
+    assert e.value.key == "sensor.trigger"
+    with pytest.raises(InputError) as e:
+        L.Stop(angle=0.0, half_width=0.1, r_min=0.8, r_max=0.85, x_guide=0.0, x_top=0.06)
+    assert e.value.key == "stop.x_top"
