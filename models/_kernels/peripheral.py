@@ -1,0 +1,493 @@
+"""Peripheral (androgynous ring) docking kernel: two rigid spacecraft, the docking ring on its
+six-leg mechanism, petal contacts, latches with mass and capture sensors.
+
+One compiled function, :func:`run`, holds the whole time loop (fixed-step RK4, two rates, a
+third step after capture); :func:`run_batch` evaluates many packed parameter rows in parallel
+(``prange``). The readable layer is :mod:`models.peripheral.simulate`; the layouts are in
+:mod:`models._kernels.peripheral_run_layout` (``P``, ``Y``, ``O``, ``EV``, ``ST``, ``INFO``)
+and :mod:`models._kernels.peripheral_layout` (geometry tables).
+
+Model
+-----
+* Active (1) and passive (2) spacecraft: rigid bodies as in the probe-cone kernel (inertial
+  centre of mass and velocity, scalar-first quaternion inertial -> body, body rates,
+  Newton-Euler in body axes), the same initial-condition convention (:func:`initial_state`)
+  and optional constant thrust of the active vehicle through its centre of mass.
+* Docking ring: pose ``q`` in AU (digest 9.2) on the six massless legs of
+  :mod:`models._kernels.peripheral_mechanism`; the legs' base reaction acts on vehicle 1.
+  Stage order and the frames: :mod:`models._kernels.peripheral_stage`.
+* Contacts every stage, in PU axes, with the penalty law of digest 5 (``P[P_LAW:]``, friction
+  regularised as in the probe-cone unit): active fans vs the passive inner circle and passive
+  fans vs the active inner circle (``fan_vs_circle``, dichotomy or, with ``P_EXHAUSTIVE``,
+  brute force), active vs passive side-face edges (segment-segment), edges vs the mating inner
+  circle (segment-circle), ring-plane points of each ring vs the other ring plane. Reading:
+  the digest lists only the active points vs the passive plane (9.4); by the unit's androgyny
+  the passive points vs the active plane are added, which changes nothing while the active
+  points carry the load and keeps a tilted mated ring from passing through.
+* Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
+  Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
+  implicitly with the step just taken and sets the forces held over the next step; triggered
+  latches' contacts and the sensors act inside the stages.
+* Between steps: leg brake slips / hysteresis (``legs_between``), latches, capture
+  (``capture_state``: ring planes aligned within ``P_COS_TOL``, ``P_GAP_TOL`` and one latch of
+  each pair triggered), events, and the two-rate switch: the small step while the active
+  geometry's bounding band along ``X_PU`` reaches within ``P_MARGIN`` of the passive petals'
+  tops (or a leg is within ``P_LEG_MARGIN`` of an end stop), the large step otherwise, the
+  captured step after capture.
+
+Energy ledger (channels of the probe-cone unit where the quantity is the same)::
+
+    energy_kinetic + energy_stored + energy_dissipated_brake + energy_dissipated_dampers
+        + energy_dissipated_contact - thrust_work - latch_work = constant
+
+``energy_kinetic``: both vehicles and the ring; ``energy_stored``: leg springs and end stops,
+the contacts' elastic energy (integral of ``k dn d(dn)/dt``), the sensor springs;
+``latch_work``: the work of the held latch forces on the vehicles and the ring (the latches
+have their own exact ledger, ``energy_latch + energy_dissipated_latch = -latch_work`` up to
+the held-force discretisation of order ``h``).
+
+Event times are step ends. An abort stores the model time, the primitive pair (``PAIR_*``)
+and its index in ``info``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from models._kernels import NJIT
+from models._kernels import peripheral_latch as pl
+from models._kernels import peripheral_mechanism as km
+from models._kernels.contact_layout import C_SIZE, NONE, TW_O
+from models._kernels.peripheral_run_layout import *  # noqa: F401,F403  (re-exported)
+from models._kernels.peripheral_run_layout import (
+    EV_CAPTURE, EV_FIRST, EV_LATCH, EV_SEPARATION, INFO_INDEX, INFO_PAIR, INFO_SMALL_STEPS,
+    INFO_STEPS, INFO_T_END, INFO_T_FAIL, N_EV, NCH, NY, O_AR, O_CAPTURE, O_CONTACT, O_DLATCH,
+    O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH, O_ES, O_FIF, O_LATCH, O_LEG, O_MIF, O_PANG,
+    O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG, O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
+    P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_SMALL, P_IC,
+    P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1, P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN,
+    P_MP, P_Q0, P_RA, P_T_END, P_W2, P_XA_HI, P_XA_LO, P_XP_LO, PAIR_LATCH_GUIDE, PAIR_LEG,
+    ST_HYSTERESIS, ST_OK, ST_PENETRATION, ST_START_CONTACT, Y_DQR, Y_ECDISS, Y_ECEL, Y_EDAMP,
+    Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
+from models._kernels.peripheral_stage import (
+    M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
+    NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
+    SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
+    moving_geometry, stage)
+from models._kernels.probe_cone_between import _rot3
+from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
+
+__all__ = ["initial_state", "run", "run_batch"]
+
+
+@njit(**NJIT)
+def _m3(P, o, A):
+    for i in range(3):
+        for j in range(3):
+            A[i, j] = P[o + 3 * i + j]
+
+
+@njit(**NJIT)
+def initial_state(P, y, M):
+    """Fill ``y`` (NY) from the 12 initial conditions ``P[P_IC:]`` (the probe-cone unit's
+    convention): the passive vehicle at the inertial origin, axes aligned, body rates
+    ``P[P_W2:]``; the AU origin at ``rel_pos`` (PU axes) with ``A_PAU = R_x(roll) R_y(pitch)
+    R_z(yaw)``, relative velocity and rate in PU axes; the ring at its ready pose ``P[P_Q0:]``
+    at rest relative to AU; ledger accumulators zero. ``M`` must hold ``M_G1``, ``M_G2``."""
+    ic = P[P_IC:P_IC + 12]
+    for k in range(NY):
+        y[k] = 0.0
+    y[Y_Q2] = 1.0
+    for k in range(3):
+        y[Y_W2 + k] = P[P_W2 + k]
+    G1 = M[M_G1]
+    APU = M[M_G2]                      # A2 = I
+    w2 = P[P_W2:P_W2 + 3]
+    l2 = P[P_L2:P_L2 + 3]
+    vpu = np.array([w2[1] * l2[2] - w2[2] * l2[1], w2[2] * l2[0] - w2[0] * l2[2],
+                    w2[0] * l2[1] - w2[1] * l2[0]])
+    Rx = np.empty((3, 3)); Ry = np.empty((3, 3)); Rz = np.empty((3, 3))
+    _rot3(0, ic[6], Rx)
+    _rot3(1, ic[7], Ry)
+    _rot3(2, ic[8], Rz)
+    APAU = Rx @ (Ry @ Rz)
+    AAU = APAU @ APU
+    A1 = G1.T @ AAU
+    q = np.empty(4)
+    dcm_to_quat(A1, q)
+    for k in range(4):
+        y[Y_Q1 + k] = q[k]
+    quat_to_dcm(y, Y_Q1, A1)
+    rau = l2 + APU.T @ ic[0:3]
+    w1i = w2 + APU.T @ ic[9:12]
+    vau = vpu + APU.T @ ic[3:6]
+    l1i = A1.T @ P[P_L1:P_L1 + 3]
+    w1b = A1 @ w1i
+    for k in range(3):
+        y[Y_W1 + k] = w1b[k]
+        y[Y_R1 + k] = rau[k] - l1i[k]
+    y[Y_V1] = vau[0] - (w1i[1] * l1i[2] - w1i[2] * l1i[1])
+    y[Y_V1 + 1] = vau[1] - (w1i[2] * l1i[0] - w1i[0] * l1i[2])
+    y[Y_V1 + 2] = vau[2] - (w1i[0] * l1i[1] - w1i[1] * l1i[0])
+    for k in range(6):
+        y[Y_QR + k] = P[P_Q0 + k]
+
+
+@njit(**NJIT)
+def _near(P, M, sc, kw):
+    """Two-rate switch: True when the active geometry's band along X_PU reaches within the gap
+    margin of the passive petals' tops, or a leg is within its margin of an end stop."""
+    R = M[M_APR]
+    cx = sc[SC_TWR + TW_O]
+    a = R[0, 0] * P[P_XA_LO]
+    b = R[0, 0] * P[P_XA_HI]
+    hi = cx + (a if a > b else b) + P[P_RA] * math.sqrt(R[1, 0] ** 2 + R[2, 0] ** 2)
+    if hi > P[P_XP_LO] - P[P_MARGIN]:
+        return True
+    lo = P[P_MP + km.MP_LMIN] + P[P_LEG_MARGIN]
+    up = P[P_MP + km.MP_LMAX] - P[P_LEG_MARGIN]
+    for i in range(km.NL):
+        L = kw[km.KW_L + i]
+        if L < lo or L > up:
+            return True
+    return False
+
+
+@njit(**NJIT)
+def _record(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, sw, latch_out, captured,
+            tot, row):
+    """One output row (``O_*``) of the state ``y`` after :func:`stage` was evaluated on it."""
+    row[O_T] = t
+    for k in range(3):
+        row[O_RING + k] = y[Y_QR + k]
+    row[O_RING_ANG] = y[Y_QR + 5]
+    row[O_RING_ANG + 1] = y[Y_QR + 4]
+    row[O_RING_ANG + 2] = y[Y_QR + 3]
+    for i in range(6):
+        row[O_LEG + i] = kw[km.KW_L + i]
+    row[O_CONTACT] = 1.0 if sc[SC_NCONT] > 0.0 else 0.0
+    for k in range(3):
+        row[O_SENSOR + k] = sw[k]
+    row[O_CAPTURE] = 1.0 if captured else 0.0
+    for i in range(6):
+        row[O_LATCH + i] = latch_out[i]
+    for k in range(3):
+        row[O_AR + k] = y[Y_W1 + k]
+        row[O_PR + k] = y[Y_W2 + k]
+    APU = M[M_APU]
+    for (a, b, base) in ((SC_RAU, SC_RPU, O_REL), (SC_VAU, SC_VPU, O_REL + 3),
+                         (SC_W1I, SC_W2I, O_REL + 9)):
+        dx = sc[a] - sc[b]
+        dy = sc[a + 1] - sc[b + 1]
+        dz = sc[a + 2] - sc[b + 2]
+        for k in range(3):
+            row[base + k] = APU[k, 0] * dx + APU[k, 1] * dy + APU[k, 2] * dz
+    B = M[M_APAU]
+    sp = -B[0, 2]
+    sp = 1.0 if sp > 1.0 else (-1.0 if sp < -1.0 else sp)
+    row[O_REL + 6] = math.atan2(B[1, 2], B[2, 2])
+    row[O_REL + 7] = math.asin(sp)
+    row[O_REL + 8] = math.atan2(B[0, 1], B[0, 0])
+    for k in range(3):
+        row[O_FIF + k] = sc[SC_FIF + k]
+        row[O_MIF + k] = sc[SC_MIF + k]
+    # energies
+    m1 = P[P_M1]
+    m2 = P[P_M2]
+    MP = P[P_MP:]
+    ek = 0.0
+    for k in range(3):
+        ek += 0.5 * (m1 * y[Y_V1 + k] ** 2 + m2 * y[Y_V2 + k] ** 2)
+    for (jo, wo) in ((M_J1, Y_W1), (M_J2, Y_W2)):
+        J = M[jo]
+        for i in range(3):
+            ek += 0.5 * y[wo + i] * (J[i, 0] * y[wo] + J[i, 1] * y[wo + 1] + J[i, 2] * y[wo + 2])
+    ek += km.ring_kinetic_energy(MP, y[Y_QR:Y_QR + 6], y[Y_DQR:Y_DQR + 6], kw,
+                                 sc[SC_VOA:SC_VOA + 3], sc[SC_OM:SC_OM + 3])
+    le = np.empty(2)
+    km.legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, le)
+    row[O_EK] = ek
+    row[O_ES] = le[0] + y[Y_ECEL] + sc[SC_ACC + pl.A_ESENS]
+    row[O_EBRAKE] = le[1]
+    row[O_EDAMP] = y[Y_EDAMP]
+    row[O_ECONT] = y[Y_ECDISS]
+    row[O_WTHRUST] = y[Y_WTHR]
+    row[O_WLATCH] = y[Y_WLATCH]
+    row[O_ELATCH] = tot[pl.T_ESPRING] + tot[pl.T_EKIN]
+    row[O_DLATCH] = tot[pl.T_DNUM] + tot[pl.T_DSTOP]
+    # momenta: vehicles and ring
+    mr = MP[km.MP_MASS]
+    for k in range(3):
+        row[O_PLIN + k] = m1 * y[Y_V1 + k] + m2 * y[Y_V2 + k] + mr * sc[SC_VC + k]
+    hx = 0.0; hy = 0.0; hz = 0.0
+    for (ro, vo, m) in ((Y_R1, Y_V1, m1), (Y_R2, Y_V2, m2)):
+        hx += m * (y[ro + 1] * y[vo + 2] - y[ro + 2] * y[vo + 1])
+        hy += m * (y[ro + 2] * y[vo] - y[ro] * y[vo + 2])
+        hz += m * (y[ro] * y[vo + 1] - y[ro + 1] * y[vo])
+    r = sc[SC_RC:SC_RC + 3]
+    v = sc[SC_VC:SC_VC + 3]
+    hx += mr * (r[1] * v[2] - r[2] * v[1])
+    hy += mr * (r[2] * v[0] - r[0] * v[2])
+    hz += mr * (r[0] * v[1] - r[1] * v[0])
+    for (ao, jo, wo) in ((M_A1, M_J1, Y_W1), (M_A2, M_J2, Y_W2)):
+        A = M[ao]
+        J = M[jo]
+        for i in range(3):
+            hb = J[i, 0] * y[wo] + J[i, 1] * y[wo + 1] + J[i, 2] * y[wo + 2]
+            hx += A[i, 0] * hb
+            hy += A[i, 1] * hb
+            hz += A[i, 2] * hb
+    # ring: inertial DCM A_R A_AU, spin angular momentum (A_R A_AU)^T J_R (A_R A_AU) w
+    AR = kw[km.KW_A:km.KW_A + 9].reshape((3, 3))
+    AA = M[M_AAU]
+    w = sc[SC_WRI:SC_WRI + 3]
+    wb = np.empty(3)
+    for i in range(3):
+        s = 0.0
+        for j in range(3):
+            aij = AR[i, 0] * AA[0, j] + AR[i, 1] * AA[1, j] + AR[i, 2] * AA[2, j]
+            s += aij * w[j]
+        wb[i] = s
+    for i in range(3):
+        hb = MP[km.MP_J + 3 * i] * wb[0] + MP[km.MP_J + 3 * i + 1] * wb[1] \
+            + MP[km.MP_J + 3 * i + 2] * wb[2]
+        for j in range(3):
+            aij = AR[i, 0] * AA[0, j] + AR[i, 1] * AA[1, j] + AR[i, 2] * AA[2, j]
+            if j == 0:
+                hx += aij * hb
+            elif j == 1:
+                hy += aij * hb
+            else:
+                hz += aij * hb
+    row[O_PANG] = hx
+    row[O_PANG + 1] = hy
+    row[O_PANG + 2] = hz
+
+
+@njit(**NJIT)
+def _fail(info, t, pair, index):
+    info[INFO_T_FAIL] = t
+    info[INFO_PAIR] = pair
+    info[INFO_INDEX] = index
+
+
+@njit(**NJIT)
+def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, table_in, toff,
+        hist_i0, hist_f0, chan, out, ev, info):
+    """Simulate one docking.
+
+    Parameters
+    ----------
+    P : float64[NP]
+        Packed parameters (``P_*``); not modified.
+    fa, fp : float64[3, n_gen, F_NCOL]
+        Generator fans of the active petals (ring axes) and of the passive petals (PU).
+    eaa, ep : float64[12, SEG_NCOL]
+        Side-face edges, active (ring axes) and passive (PU).
+    pa, pp : float64[6, 3]
+        Ring-plane points ``B1, B2``, active (ring axes) and passive (PU).
+    ca, cp : float64[C_SIZE]
+        Inner boundary circles, active (ring axes) and passive (PU).
+    plane : float64[PL_SIZE]
+        The ring-plane annulus (passive in PU; the same table serves the active ring in its
+        own axes with ``x`` reversed).
+    latg : float64[6, LA_NCOL]
+        Latch base points and directions in ring axes (geometry ``LA_*``).
+    lat, stp : float64[6, LP_SIZE], float64[3, SP_SIZE]
+        Latch and stop parameters (:mod:`models._kernels.peripheral_latch`).
+    seng, sen : float64[3, SE_NCOL], float64[3, SN_SIZE]
+        Capture-sensor spheres in ring axes and their spring parameters.
+    table_in, toff, hist_i0, hist_f0
+        Leg hysteresis elements and their fresh state (empty for the linear absorber); not
+        modified.
+    chan : int64[:]
+        Output channels to record (``O_*``).
+    out : float64[n_out, len(chan)]
+        Samples at ``t = k P[P_DT_OUT]`` while ``t <= P[P_T_END]`` (written; NaN after a
+        failure or the end).
+    ev : float64[N_EV]
+        Event times [s] (NaN: did not happen).
+    info : float64[NINFO]
+        Run information (``INFO_*``).
+
+    Returns
+    -------
+    int : ``ST_OK`` or the first failure (``ST_*``).
+    """
+    MP = P[P_MP:]
+    M = np.zeros((NM, 3, 3))
+    _m3(P, P_G1, M[M_G1])
+    _m3(P, P_G2, M[M_G2])
+    _m3(P, P_J1, M[M_J1])
+    _m3(P, P_JI1, M[M_JI1])
+    _m3(P, P_J2, M[M_J2])
+    _m3(P, P_JI2, M[M_JI2])
+    for k in range(3):
+        M[M_I, k, k] = 1.0
+    for k in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[k, j] = np.nan
+    for k in range(N_EV):
+        ev[k] = np.nan
+    for k in range(info.shape[0]):
+        info[k] = 0.0
+    table = table_in.copy()
+    hist_i = hist_i0.copy()
+    hist_f = hist_f0.copy()
+    LS = np.zeros(km.NL * km.LS_SIZE)
+    nl = lat.shape[0]
+    ls = np.zeros((nl, pl.LS_SIZE))
+    trig = np.zeros(nl, dtype=np.int64)
+    hf = np.zeros((nl, pl.HF_SIZE))
+    tot = np.zeros(pl.T_SIZE)
+    latch_out = np.zeros(nl, dtype=np.int64)
+    lg = np.zeros((nl, pl.LG_SIZE))
+    ns = sen.shape[0]
+    sw = np.zeros(ns, dtype=np.int64)
+    so = np.zeros((ns, pl.SO_SIZE))
+    ps = np.zeros((ns, 3))
+    ea = np.zeros((eaa.shape[0], eaa.shape[1]))
+    cap = np.zeros(C_SIZE)
+    kw = np.zeros(km.KW_SIZE)
+    sc = np.zeros(NSC)
+    row = np.zeros(NCH)
+    o_pass = np.zeros(3)
+    n_pair = 0
+    for i in range(nl):
+        if int(lat[i, pl.LP_PAIR]) + 1 > n_pair:
+            n_pair = int(lat[i, pl.LP_PAIR]) + 1
+    y = np.empty(NY)
+    initial_state(P, y, M)
+    k1 = np.empty(NY)
+    k2 = np.empty(NY)
+    k3 = np.empty(NY)
+    k4 = np.empty(NY)
+    yt = np.empty(NY)
+    full_normal = P[P_FULL_NORMAL] != 0.0
+    dt_out = P[P_DT_OUT]
+    t_stop = P[P_T_END] + 1e-9 * dt_out
+    n_out = out.shape[0]
+    h_small = P[P_H_SMALL]
+    h_large = P[P_H_LARGE]
+    h_capt = P[P_H_CAPT]
+    t = 0.0
+    h_prev = 0.0
+    k_out = 0
+    n_steps = 0
+    n_small = 0
+    captured = False
+    was_contact = False
+    status = ST_OK
+    while True:
+        # ---- between steps (state at the end of the step just taken)
+        frames(y, P, M, sc, kw)
+        st, leg = km.legs_between(MP, kw, LS, table, toff, hist_i, hist_f, t)
+        if st != km.ST_OK:
+            status = ST_HYSTERESIS
+            _fail(info, t, PAIR_LEG, leg)
+            break
+        moving_geometry(M, sc, latg, seng, lg, ps)
+        lst, li = pl.latches_between(h_prev, lg, lat, stp, ls, trig, hf, tot,
+                                     sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass, full_normal)
+        if lst != NONE:
+            status = ST_PENETRATION
+            _fail(info, t, PAIR_LATCH_GUIDE, li)
+            break
+        R = M[M_APR]
+        c = pl.capture_state(trig, lat, n_pair, R[0, 0], sc[SC_TWR + TW_O], P[P_COS_TOL],
+                             P[P_GAP_TOL], latch_out)
+        for i in range(nl):
+            if latch_out[i] != 0 and math.isnan(ev[EV_LATCH + i]):
+                ev[EV_LATCH + i] = t
+        if c == 1 and not captured:
+            captured = True
+            ev[EV_CAPTURE] = t
+        near = _near(P, M, sc, kw)
+        # ---- first stage at t (also what is recorded)
+        st, pair, idx = stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa,
+                              ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig, hf,
+                              seng, sen, sw, so, lg, ps, k1)
+        if st != ST_OK:
+            status = st
+            _fail(info, t, pair, idx)
+            break
+        contact = sc[SC_NCONT] > 0.0
+        if contact:
+            near = True
+            if math.isnan(ev[EV_FIRST]):
+                ev[EV_FIRST] = t
+            ev[EV_SEPARATION] = np.nan
+        elif was_contact:
+            ev[EV_SEPARATION] = t
+        was_contact = contact
+        t_next = k_out * dt_out
+        if t >= t_next - 1e-9 * dt_out:
+            if k_out == 0 and contact:
+                status = ST_START_CONTACT
+                _fail(info, t, 0, -1)
+                break
+            _record(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, sw, latch_out,
+                    captured, tot, row)
+            for j in range(chan.shape[0]):
+                out[k_out, j] = row[chan[j]]
+            k_out += 1
+            if k_out >= n_out or k_out * dt_out > t_stop:
+                break
+            t_next = k_out * dt_out
+        h = h_small if near else h_large
+        if captured:
+            h = h_capt
+        land = False
+        if t + h >= t_next - 1e-9 * dt_out:
+            h = t_next - t
+            land = True
+        hh = 0.5 * h
+        for i in range(NY):
+            yt[i] = y[i] + hh * k1[i]
+        st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp,
+                              eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig,
+                              hf, seng, sen, sw, so, lg, ps, k2)
+        if st == ST_OK:
+            for i in range(NY):
+                yt[i] = y[i] + hh * k2[i]
+            st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
+                                  fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
+                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k3)
+        if st == ST_OK:
+            for i in range(NY):
+                yt[i] = y[i] + h * k3[i]
+            st, pair, idx = stage(t + h, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
+                                  fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
+                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k4)
+        if st != ST_OK:
+            status = st
+            _fail(info, t, pair, idx)
+            break
+        h6 = h / 6.0
+        for i in range(NY):
+            y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
+        quat_normalize(y, Y_Q1)
+        quat_normalize(y, Y_Q2)
+        t = t_next if land else t + h
+        h_prev = h
+        n_steps += 1
+        if near:
+            n_small += 1
+    if captured:
+        ev[EV_SEPARATION] = np.nan
+    info[INFO_STEPS] = n_steps
+    info[INFO_SMALL_STEPS] = n_small
+    info[INFO_T_END] = t
+    return status
+
+
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
+def run_batch(Pb, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, table,
+              toff, hist_i, hist_f, chan, out, ev, info, status):
+    """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
+    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written."""
+    for b in prange(Pb.shape[0]):
+        status[b] = run(Pb[b], fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng,
+                        sen, table, toff, hist_i, hist_f, chan, out[b], ev[b], info[b])

@@ -1,0 +1,343 @@
+"""Peripheral (androgynous ring) docking: the scenario, its packing for the kernel, and the
+readable simulate layer.
+
+:class:`Scenario` reads a scenario TOML dict (``unit = "peripheral"``; tables ``[meta]``,
+``[active]``, ``[passive]``, ``[ring]`` with its subtables, ``[mechanism]``, ``[latches]``,
+``[capture_sensors]``, ``[capture]``, ``[contact]``, ``[integration]``, ``[initial]`` with the
+probe-cone unit's initial-condition names, optional ``[thrust]``); every error names the
+dotted key and the file. :func:`pack` builds the flat arrays of
+:func:`models._kernels.peripheral.run` once; :func:`simulate` runs it and returns a
+:class:`Trajectory` with named channels (:func:`~models._kernels.peripheral_run_layout.
+channel_names`, units :func:`~models._kernels.peripheral_run_layout.channel_units`).
+
+One source of truth for the ring geometry: the stop and latch positions come from
+:func:`models.peripheral.geometry.build_geometry`; the latch kernel's tables
+(:mod:`models.peripheral.latches`) are built from them here, with only the latch dynamics
+(mass, spring, stroke, contact law) read from ``[latches]``.
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from models._kernels import contact_layout as ck
+from models._kernels import peripheral as kp
+from models._kernels import peripheral_layout as L
+from models._kernels import peripheral_run_layout as R
+from models.errors import InputError, SimulationError
+from models.peripheral.config import PeripheralConfig, _sourced
+from models.peripheral.geometry import Geometry, build_geometry
+from models.peripheral.latches import (
+    CaptureSensor, CaptureTolerance, Latch, Stop, pack_latches, pack_sensors, pack_stops)
+from models.peripheral.mechanism import Mechanism, ready_pose
+from models.probe_cone.config import (
+    ContactLaw, InitialConditions, Thrust, _check_keys, _num)
+
+__all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
+           "pack", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
+
+PRESETS = Path(__file__).resolve().parent / "presets"
+CHANNELS = R.channel_names()
+UNITS = R.channel_units()
+EVENT_NAMES = ("first_contact", "capture", "separation", *(f"latch_{i + 1}" for i in range(6)))
+_MODELS = {"linear": ck.MODEL_LINEAR, "hunt-crossley": ck.MODEL_HUNT_CROSSLEY}
+
+
+@dataclass(frozen=True)
+class Integration:
+    """RK4 steps [s]: ``dt_contact`` while the rings are within ``gap_margin`` [m] of touching
+    or a leg within ``leg_margin`` [m] of an end stop, ``dt_free`` otherwise, ``dt_captured``
+    after capture; ``duration`` [s]; ``output_rate`` [Hz]; ``exhaustive``: the fan search by
+    brute force instead of the dichotomy (acceptance tests)."""
+
+    dt_contact: float
+    dt_free: float
+    dt_captured: float
+    duration: float
+    output_rate: float
+    gap_margin: float = 0.02
+    leg_margin: float = 0.005
+    exhaustive: bool = False
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Integration":
+        p = "integration."
+        _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "duration", "output_rate",
+                        "gap_margin", "leg_margin", "exhaustive", "source"}, p)
+        dc = _num(d, "dt_contact", p, positive=True)
+        ex = d.get("exhaustive", False)
+        if not isinstance(ex, bool):
+            raise InputError("expected true or false", key=p + "exhaustive")
+        out = cls(dt_contact=dc, dt_free=_num(d, "dt_free", p, positive=True),
+                  dt_captured=_num(d, "dt_captured", p, dc, positive=True),
+                  duration=_num(d, "duration", p, positive=True),
+                  output_rate=_num(d, "output_rate", p, positive=True),
+                  gap_margin=_num(d, "gap_margin", p, 0.02, nonneg=True),
+                  leg_margin=_num(d, "leg_margin", p, 0.005, nonneg=True), exhaustive=ex)
+        if out.dt_free < dc:
+            raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
+        return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A peripheral docking scenario (SI units); build with :meth:`from_dict` or
+    :func:`load_scenario`."""
+
+    config: PeripheralConfig
+    mechanism: Mechanism
+    latch: Latch                  # dynamics of every latch (geometry from the ring design)
+    sensor: CaptureSensor         # spring of every capture sensor (sphere from the design)
+    capture: CaptureTolerance
+    contact: ContactLaw
+    integration: Integration
+    initial: InitialConditions
+    thrust: Thrust
+    geometry: Geometry
+
+    @classmethod
+    def _build(cls, d: Mapping[str, Any]) -> "Scenario":
+        _check_keys(d, {"unit", "meta", "active", "passive", "ring", "mechanism", "latches",
+                        "capture_sensors", "capture", "contact", "integration", "initial",
+                        "thrust"}, "")
+        for k in ("mechanism", "latches", "capture_sensors", "capture", "contact",
+                  "integration", "initial"):
+            if k not in d:
+                raise InputError("missing table", key=k)
+        cfg = PeripheralConfig.from_dict(d)
+        geo = build_geometry(cfg.design)
+        lt = dict(d["latches"])
+        for k in ("length", "stop", "pair"):
+            if k in lt:
+                raise InputError("comes from [ring.latches] and the stops (one source of "
+                                 "truth)", key="latches." + k)
+        latch = Latch.from_dict({**lt, "length": float(geo.latches[0, L.LA_LEN]), "stop": 0,
+                                 "pair": 0}, "latches.")
+        sd = dict(d["capture_sensors"])
+        if "radius" in sd:
+            raise InputError("comes from [ring.capture_sensors]", key="capture_sensors.radius")
+        sensor = CaptureSensor.from_dict({**sd, "radius": float(geo.sensors[0, L.SE_R])},
+                                         "capture_sensors.")
+        return cls(config=cfg, mechanism=Mechanism.from_dict(d["mechanism"]), latch=latch,
+                   sensor=sensor, capture=CaptureTolerance.from_dict(d["capture"]),
+                   contact=ContactLaw.from_dict(d["contact"]),
+                   integration=Integration.from_dict(d["integration"]),
+                   initial=InitialConditions.from_dict(d["initial"]),
+                   thrust=Thrust.from_dict(d.get("thrust", {})), geometry=geo)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, source: str | None = None) -> "Scenario":
+        """Validate a scenario dict (SI); errors name the dotted key and ``source``."""
+        return _sourced(cls._build, d, source)
+
+
+def load_scenario(path: str | Path = "reference") -> Scenario:
+    """Read a scenario TOML file, or a preset by name (``models/peripheral/presets``)."""
+    p = Path(path)
+    if not p.suffix:
+        p = PRESETS / f"{path}.toml"
+    try:
+        with open(p, "rb") as fh:
+            d = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", source=str(p)) from None
+    return Scenario.from_dict(d, source=str(p))
+
+
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Packed:
+    """The kernel's inputs: parameter row ``P`` (``NP``) and the tables, in the order of
+    :func:`models._kernels.peripheral.run` (``arrays``)."""
+
+    P: np.ndarray
+    arrays: tuple
+    n_out: int
+
+    def with_initial(self, initial) -> "Packed":
+        """A copy with other initial conditions (12 values, ``IC_NAMES`` order)."""
+        P = self.P.copy()
+        P[R.P_IC:R.P_IC + 12] = _ic_array(initial)
+        return Packed(P=P, arrays=self.arrays, n_out=self.n_out)
+
+
+def _ic_array(initial) -> np.ndarray:
+    if isinstance(initial, InitialConditions):
+        return initial.as_array()
+    if isinstance(initial, Mapping):
+        return InitialConditions.from_dict(initial).as_array()
+    a = np.asarray(initial, dtype=float).reshape(-1)
+    if a.size != 12:
+        raise InputError("expected 12 initial conditions", key="initial")
+    return a
+
+
+def _active_extent(geo: Geometry) -> tuple[float, float, float]:
+    """Abscissa range and largest radius of the active ring geometry in ring axes [m]."""
+    pts = [geo.active_fans[..., 0:3].reshape(-1, 3),
+           (geo.active_fans[..., 0:3] + geo.active_fans[..., 3:6]).reshape(-1, 3),
+           geo.active_edges[:, 0:3], geo.active_edges[:, 0:3] + geo.active_edges[:, 3:6],
+           geo.active_points, geo.latches[:, 0:3],
+           geo.latches[:, 0:3] + geo.latches[:, 3:6] * geo.latches[:, 6:7]]
+    s = geo.sensors
+    pts.append(s[:, 0:3] + np.array([1.0, 0.0, 0.0]) * s[:, 3:4])
+    pts.append(s[:, 0:3] - np.array([1.0, 0.0, 0.0]) * s[:, 3:4])
+    a = np.concatenate(pts)
+    rad = np.hypot(a[:, 1], a[:, 2]).max() + s[:, 3].max()
+    return float(a[:, 0].min()), float(a[:, 0].max()), float(rad)
+
+
+def pack(scenario: Scenario, initial=None, rate: float | None = None,
+         duration: float | None = None) -> Packed:
+    """Flat arrays for the kernel; ``initial`` (InitialConditions, dict or 12 values),
+    ``rate`` [Hz] and ``duration`` [s] override the scenario's."""
+    sc = scenario
+    geo = sc.geometry
+    cfg = sc.config
+    P = np.zeros(R.NP)
+    for body, (m, im, j, ji, lo, g) in ((cfg.active, (R.P_M1, R.P_IM1, R.P_J1, R.P_JI1, R.P_L1,
+                                                      R.P_G1)),
+                                        (cfg.passive, (R.P_M2, R.P_IM2, R.P_J2, R.P_JI2,
+                                                       R.P_L2, R.P_G2))):
+        P[m] = body.mass
+        P[im] = 1.0 / body.mass
+        J = np.asarray(body.inertia, dtype=float)
+        P[j:j + 9] = J.ravel()
+        P[ji:ji + 9] = np.linalg.inv(J).ravel()
+        P[lo:lo + 3] = body.unit_offset
+        P[g:g + 9] = body.unit_dcm.ravel()
+    P[R.P_W2:R.P_W2 + 3] = cfg.passive_initial_rate
+    P[R.P_THRUST:R.P_THRUST + 3] = sc.thrust.force
+    P[R.P_T_ON] = sc.thrust.start
+    P[R.P_T_OFF] = sc.thrust.stop
+    P[R.P_IC:R.P_IC + 12] = _ic_array(sc.initial if initial is None else initial)
+    c = sc.contact
+    P[R.P_LAW + ck.LAW_K] = c.stiffness
+    P[R.P_LAW + ck.LAW_C] = c.damping
+    P[R.P_LAW + ck.LAW_MU] = c.friction
+    P[R.P_LAW + ck.LAW_VEPS] = c.friction_velocity
+    P[R.P_LAW + ck.LAW_MODEL] = _MODELS[c.model]
+    P[R.P_DNMAX] = c.max_penetration
+    it = sc.integration
+    rate = it.output_rate if rate is None else float(rate)
+    duration = it.duration if duration is None else float(duration)
+    if not (rate > 0.0 and duration > 0.0):
+        raise InputError("rate and duration must be positive", key="integration")
+    P[R.P_H_SMALL] = it.dt_contact
+    P[R.P_H_LARGE] = it.dt_free
+    P[R.P_H_CAPT] = it.dt_captured
+    P[R.P_DT_OUT] = 1.0 / rate
+    P[R.P_T_END] = duration
+    P[R.P_MARGIN] = it.gap_margin
+    P[R.P_LEG_MARGIN] = it.leg_margin
+    P[R.P_EXHAUSTIVE] = 1.0 if it.exhaustive else 0.0
+    P[R.P_COS_TOL] = sc.capture.cos_angle
+    P[R.P_GAP_TOL] = sc.capture.gap
+    P[R.P_FULL_NORMAL] = 0.0
+    P[R.P_Q0:R.P_Q0 + 6] = ready_pose(sc.mechanism)
+    xlo, xhi, ra = _active_extent(geo)
+    P[R.P_XA_LO], P[R.P_XA_HI], P[R.P_RA] = xlo, xhi, ra
+    pe = np.concatenate([geo.passive_fans[..., 0:3].reshape(-1, 3),
+                         (geo.passive_fans[..., 0:3] + geo.passive_fans[..., 3:6]).reshape(-1, 3),
+                         geo.passive_edges[:, 0:3],
+                         geo.passive_edges[:, 0:3] + geo.passive_edges[:, 3:6]])
+    P[R.P_XP_LO] = float(pe[:, 0].min())
+    P[R.P_MP:] = sc.mechanism.pack()
+    # latches and stops from the geometry (one source of truth)
+    lt = sc.latch
+    latches = [Latch(length=float(row[L.LA_LEN]), mass=lt.mass, stiffness=lt.stiffness,
+                     preload=lt.preload, stroke=lt.stroke, contact_stiffness=lt.contact_stiffness,
+                     stop=int(row[L.LA_STOP]), pair=int(row[L.LA_PAIR]),
+                     max_penetration=lt.max_penetration, lock_stiffness=lt.lock_stiffness,
+                     lock_damping=lt.lock_damping, lock_friction=lt.lock_friction,
+                     lock_friction_velocity=lt.lock_friction_velocity, lock_model=lt.lock_model)
+               for row in geo.latches]
+    stops = []
+    for row in geo.stops:
+        g = row[L.ST_GUIDE:L.ST_GUIDE + ck.S45_SIZE]
+        stops.append(Stop(angle=float(row[L.ST_AZ]), half_width=float(row[L.ST_HW]),
+                          r_min=float(g[ck.S45_RCREST]), r_max=float(g[ck.S45_RHO0]),
+                          x_guide=float(g[ck.S45_X0]), x_top=float(g[ck.S45_XCREST])))
+    sensors = [sc.sensor] * geo.sensors.shape[0]
+    table, toff, hi, hf = sc.mechanism.absorber_arrays()
+    arrays = (geo.active_fans, geo.passive_fans, geo.active_edges, geo.passive_edges,
+              geo.active_points, geo.passive_points, geo.active_circle, geo.passive_circle,
+              geo.passive_plane, geo.latches, pack_latches(latches), pack_stops(stops),
+              geo.sensors, pack_sensors(sensors), np.ascontiguousarray(table, dtype=float),
+              np.ascontiguousarray(toff, dtype=np.int64),
+              np.ascontiguousarray(hi, dtype=np.int64), np.ascontiguousarray(hf, dtype=float))
+    n_out = int(math.floor(duration * rate + 1e-9)) + 1
+    return Packed(P=P, arrays=arrays, n_out=n_out)
+
+
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Result of :func:`simulate`: sample times ``t`` [s], ``channels`` (name -> array, units
+    in :data:`UNITS`), ``events`` (name -> time [s] or NaN), kernel ``status`` and ``info``."""
+
+    t: np.ndarray
+    channels: dict
+    events: dict
+    status: int
+    info: np.ndarray
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.channels[name]
+
+    def to_frame(self):
+        """The channels as a pandas DataFrame indexed by ``t``."""
+        import pandas as pd
+        return pd.DataFrame({k: v for k, v in self.channels.items() if k != "t"},
+                            index=pd.Index(self.t, name="t"))
+
+    def event_list(self) -> list[dict]:
+        """Events that happened, in time order: ``[{"event": name, "t": time}]``."""
+        ev = [{"event": k, "t": float(v)} for k, v in self.events.items() if not math.isnan(v)]
+        return sorted(ev, key=lambda e: e["t"])
+
+
+def _failure_message(status: int, info: np.ndarray) -> str:
+    what = {R.ST_PENETRATION: "penetration limit exceeded", R.ST_GEOMETRY: "geometry range",
+            R.ST_HYSTERESIS: "leg hysteresis transition refused",
+            R.ST_START_CONTACT: "the rings touch at t = 0"}.get(status, f"status {status}")
+    pair = int(info[R.INFO_PAIR])
+    return (f"{what} at t = {info[R.INFO_T_FAIL]:.6g} s, pair: {R.PAIR_NAMES[pair]} "
+            f"(index {int(info[R.INFO_INDEX])})")
+
+
+def simulate(scenario: Scenario, initial=None, rate: float | None = None,
+             duration: float | None = None, *, raise_on_failure: bool = True) -> Trajectory:
+    """Simulate one docking and name its outputs.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    initial : InitialConditions, dict or 12 values, optional
+        Overrides ``[initial]``.
+    rate : float, optional
+        Output rate [Hz].
+    duration : float, optional
+        Simulated time [s].
+    raise_on_failure : bool
+        Raise :class:`~models.errors.SimulationError` naming the model time and primitive pair
+        when the kernel aborts; otherwise return the samples up to the failure (NaN after).
+    """
+    pk = pack(scenario, initial, rate, duration)
+    chan = np.arange(R.NCH, dtype=np.int64)
+    out = np.empty((pk.n_out, R.NCH))
+    ev = np.empty(R.N_EV)
+    info = np.empty(R.NINFO)
+    status = kp.run(pk.P, *pk.arrays, chan, out, ev, info)
+    if status != R.ST_OK and raise_on_failure:
+        raise SimulationError(_failure_message(status, info))
+    names = CHANNELS
+    channels = {n: out[:, k].copy() for k, n in enumerate(names)}
+    events = {n: float(ev[k]) for k, n in enumerate(EVENT_NAMES)}
+    return Trajectory(t=channels["t"], channels=channels, events=events, status=int(status),
+                      info=info.copy())
