@@ -27,7 +27,7 @@ from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
 from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import (
-    C_BX, C_UX, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE, NONE, PL_SIZE, TW_O, TW_SIZE,
+    C_BX, C_UX, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE, NONE, PL_RMAX, TW_O, TW_SIZE,
     TW_V, TW_W)
 from models._kernels.contact_revolution import sphere_vs_plane
 from models._kernels.contact_segments import fan_vs_circle, segment_vs_circle, segment_vs_segment
@@ -225,6 +225,16 @@ def _apply(dn, nx, ny, nz, px, py, pz, P, sc):
 
 
 @njit(**NJIT)
+def _outside_face(res, circ, r_face):
+    """Reading: a segment crossing the circle's plane beyond the ring face's outer radius
+    passes outside the mating ring (a miss), whatever its lateral "penetration"."""
+    dx = res[5] - circ[C_BX]
+    dy = res[6] - circ[C_BX + 1]
+    dz = res[7] - circ[C_BX + 2]
+    return dx * dx + dy * dy + dz * dz > r_face * r_face
+
+
+@njit(**NJIT)
 def _bad(st):
     """Status of the unit from a contact status."""
     return ST_GEOMETRY if st == GEOMETRY_RANGE else ST_PENETRATION
@@ -236,6 +246,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
     Returns ``(status, pair, index, n_contacts)``."""
     dn_max = P[P_DNMAX]
     exh = P[P_EXHAUSTIVE] != 0.0
+    r_face = plane[PL_RMAX]
     R = M[M_APR]
     cx = sc[SC_TWR + TW_O]; cy = sc[SC_TWR + TW_O + 1]; cz = sc[SC_TWR + TW_O + 2]
     r = sc[SC_TWR + TW_O:SC_TWR + TW_O + 3]
@@ -252,7 +263,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
         cap[k] = ca[k]
     for k in range(fa.shape[0]):
         res = fan_vs_circle(fa[k], r, R, cp, dn_max, exh)
-        if res[0] != NONE:
+        if res[0] != NONE and not _outside_face(res, cp, r_face):
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_FAN_ACTIVE, k, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -261,7 +272,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
     for k in range(fp.shape[0]):
         res = fan_vs_circle(fp[k], sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap,
                             dn_max, exh)
-        if res[0] != NONE:
+        if res[0] != NONE and not _outside_face(res, cap, r_face):
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_FAN_PASSIVE, k, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -278,7 +289,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
                 n += 1
         res = segment_vs_circle(ea[i, 0], ea[i, 1], ea[i, 2], ea[i, 3], ea[i, 4], ea[i, 5], cp,
                                 dn_max)
-        if res[0] != NONE:
+        if res[0] != NONE and not _outside_face(res, cp, r_face):
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_EDGE_PASSIVE_CIRCLE, i, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -286,7 +297,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
     for j in range(ep.shape[0]):
         res = segment_vs_circle(ep[j, 0], ep[j, 1], ep[j, 2], ep[j, 3], ep[j, 4], ep[j, 5], cap,
                                 dn_max)
-        if res[0] != NONE:
+        if res[0] != NONE and not _outside_face(res, cap, r_face):
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_EDGE_ACTIVE_CIRCLE, j, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
