@@ -22,7 +22,7 @@ from typing import Any
 
 from models.errors import InputError
 
-__all__ = ["RANGES", "COLUMN_RANGES", "check_range", "checked_table"]
+__all__ = ["RANGES", "COLUMN_RANGES", "check_range", "checked_table", "check_keys", "number"]
 
 #: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
 #: the magnitude; the first matching row applies
@@ -103,3 +103,35 @@ COLUMN_RANGES: dict[str, tuple[float, str]] = {
     "p_A": (1e10, "Pa"), "p_B": (1e10, "Pa"),
     "brake": (1.0, ""),
 }
+
+
+def check_keys(d: Mapping[str, Any], known: set[str], prefix: str) -> None:
+    """Refuse a table that is not a mapping or has a key outside ``known``
+    (:class:`InputError` naming ``prefix + key``; ``prefix`` ends with a dot)."""
+    if not isinstance(d, Mapping):
+        raise InputError("expected a table", key=prefix.rstrip("."))
+    for k in d:
+        if k not in known:
+            raise InputError(f"unknown key (expected one of: {', '.join(sorted(known))})",
+                             key=f"{prefix}{k}")
+
+
+def number(d: Mapping[str, Any], key: str, prefix: str, default: float | None = None, *,
+           positive: bool = False, nonneg: bool = False) -> float:
+    """``d[key]`` as a finite float inside its physical range (:func:`check_range`), or
+    ``default`` when absent (missing and no default: an error). Errors name ``prefix + key``."""
+    if key not in d:
+        if default is None:
+            raise InputError("missing", key=prefix + key)
+        return float(default)
+    v = d[key]
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"expected a number, got {v!r}", key=prefix + key)
+    v = float(v)
+    if not math.isfinite(v):
+        raise InputError("must be finite", key=prefix + key)
+    if positive and v <= 0.0:
+        raise InputError("must be positive", key=prefix + key)
+    if nonneg and v < 0.0:
+        raise InputError("must not be negative", key=prefix + key)
+    return check_range(prefix + key, v)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from models.errors import InputError
-from models.probe_cone.config import _check_keys, _num
+from models.limits import check_keys as _check_keys, number as _num
 from models.rigid_body import RigidBody
 
 __all__ = [

@@ -23,6 +23,7 @@ import numpy as np
 from models._kernels import contact_layout as _cl
 from models._kernels import peripheral_latch as _k
 from models.errors import InputError
+from models.limits import check_keys, number
 
 __all__ = ["Latch", "Stop", "CaptureSensor", "CaptureTolerance", "latches_from_list",
            "stops_from_list", "sensors_from_list", "pack_latches", "pack_stops",
@@ -31,32 +32,8 @@ __all__ = ["Latch", "Stop", "CaptureSensor", "CaptureTolerance", "latches_from_l
 _MODELS = {"linear": _cl.MODEL_LINEAR, "hunt-crossley": _cl.MODEL_HUNT_CROSSLEY}
 
 
-def _keys(d: Mapping[str, Any], known: set[str], prefix: str) -> None:
-    if not isinstance(d, Mapping):
-        raise InputError("expected a table", key=prefix.rstrip("."))
-    for k in d:
-        if k not in known:
-            raise InputError(f"unknown key (expected one of: {', '.join(sorted(known))})",
-                             key=prefix + k)
-
-
-def _num(d: Mapping[str, Any], key: str, prefix: str, default: float | None = None, *,
-         positive: bool = False, nonneg: bool = False) -> float:
-    if key not in d:
-        if default is None:
-            raise InputError("missing", key=prefix + key)
-        return float(default)
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"expected a number, got {v!r}", key=prefix + key)
-    v = float(v)
-    if not math.isfinite(v):
-        raise InputError("must be finite", key=prefix + key)
-    if positive and v <= 0.0:
-        raise InputError("must be positive", key=prefix + key)
-    if nonneg and v < 0.0:
-        raise InputError("must not be negative", key=prefix + key)
-    return v
+_keys = check_keys
+_num = number
 
 
 def _int(d: Mapping[str, Any], key: str, prefix: str) -> int:

@@ -35,8 +35,8 @@ from models.peripheral.geometry import Geometry, build_geometry
 from models.peripheral.latches import (
     CaptureSensor, CaptureTolerance, Latch, Stop, pack_latches, pack_sensors, pack_stops)
 from models.peripheral.mechanism import Mechanism, ready_pose
-from models.probe_cone.config import (
-    ContactLaw, InitialConditions, Thrust, _check_keys, _num)
+from models.limits import check_keys as _check_keys, number as _num
+from models.probe_cone.config import ContactLaw, InitialConditions, Thrust
 
 __all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
            "pack", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]

@@ -22,7 +22,7 @@ import numpy as np
 
 from models._kernels import probe_cone_layout as _kl
 from models.errors import InputError
-from models.limits import check_range
+from models.limits import check_keys, check_range, number
 from models.rigid_body import RigidBody
 
 __all__ = [
@@ -52,32 +52,8 @@ IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "re
 
 # --------------------------------------------------------------------------------------------
 # dict helpers
-def _check_keys(d: Mapping[str, Any], known: set[str], prefix: str) -> None:
-    if not isinstance(d, Mapping):
-        raise InputError("expected a table", key=prefix.rstrip("."))
-    for k in d:
-        if k not in known:
-            raise InputError(f"unknown key (expected one of: {', '.join(sorted(known))})",
-                             key=f"{prefix}{k}")
-
-
-def _num(d: Mapping[str, Any], key: str, prefix: str, default: float | None = None, *,
-         positive: bool = False, nonneg: bool = False) -> float:
-    if key not in d:
-        if default is None:
-            raise InputError("missing", key=prefix + key)
-        return float(default)
-    v = d[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError(f"expected a number, got {v!r}", key=prefix + key)
-    v = float(v)
-    if not np.isfinite(v):
-        raise InputError("must be finite", key=prefix + key)
-    if positive and v <= 0.0:
-        raise InputError("must be positive", key=prefix + key)
-    if nonneg and v < 0.0:
-        raise InputError("must not be negative", key=prefix + key)
-    return check_range(prefix + key, v)
+_check_keys = check_keys
+_num = number
 
 
 def _arr(d: Mapping[str, Any], key: str, prefix: str, shape: tuple, default=None) -> np.ndarray:
