@@ -2,7 +2,8 @@
 point on two cores, for the reference preset (``preset``: explicit friction, 1 ms steps near
 contact and after capture) and for the same with the implicit head friction and 2 ms steps
 after capture (``implicit_2ms``, issue 21; its accuracy: ``accuracy_docking.py``), measured
-in the same process, interleaved. Prints one JSON object (last line); ``make bench`` records
+in the same process, interleaved; and the peripheral unit's reference 20-s scenario
+(``peripheral``, :mod:`models.peripheral.benchmark`). Prints one JSON object (last line); ``make bench`` records
 it."""
 import dataclasses
 import json
@@ -30,4 +31,8 @@ if __name__ == "__main__":
                                        / figures["implicit_2ms"]["cpu_s_median"], 2)
     figures["speedup_short_cpu"] = round(figures["preset"]["short_cpu_s_per_eval"]
                                          / figures["implicit_2ms"]["short_cpu_s_per_eval"], 2)
+    from models.peripheral.benchmark import benchmark as peripheral_benchmark
+    from models.peripheral.simulate import load_scenario
+
+    figures["peripheral"] = peripheral_benchmark(load_scenario("reference"))
     print(json.dumps(figures))

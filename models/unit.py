@@ -236,7 +236,8 @@ class DockingUnit(abc.ABC):
 
 
 #: name -> "module:attribute" of the unit instance
-_REGISTRY: dict[str, str] = {"probe_cone": "models.probe_cone.unit:UNIT"}
+_REGISTRY: dict[str, str] = {"probe_cone": "models.probe_cone.unit:UNIT",
+                             "peripheral": "models.peripheral.unit:UNIT"}
 _LOADED: dict[str, DockingUnit] = {}
 
 

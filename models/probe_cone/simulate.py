@@ -36,6 +36,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from models import errors as models_errors
+from models.batch import KernelBatch
 from models.errors import InputError
 from models._kernels import probe_cone as kp
 from models.probe_cone.config import (IC_NAMES, IMPLICIT_FRICTION, InitialConditions, Scenario,
@@ -370,7 +371,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
 
 
 # --------------------------------------------------------------------------------------------
-class BatchModel:
+class BatchModel(KernelBatch):
     """Evaluate many parameter vectors of one scenario in parallel (the reconstruction's hot
     call).
 
@@ -407,94 +408,31 @@ class BatchModel:
         dt = packed.P[kp.P_DT_OUT]
         if not t_pre >= 0.0:
             raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
-        self.n_pre = int(np.ceil(t_pre / dt - 1e-9))
+        n_pre = int(np.ceil(t_pre / dt - 1e-9))
         P = packed.P.copy()
-        P[kp.P_T_PRE] = self.n_pre * dt
+        P[kp.P_T_PRE] = n_pre * dt
         self.packed = replace(packed, P=P)
-        for p in parameters:
-            if p not in PARAMETERS:
-                raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=p)
-        self.parameters = tuple(parameters)
-        self.index = np.array([PARAMETERS[p] for p in parameters], dtype=np.int64)
-        chans = tuple(channels) if channels is not None else TELEMETRY_CHANNELS
-        for c in chans:
-            if c not in CHANNELS:
-                raise InputError("unknown channel", key=c)
-        self.channels = chans
-        self.chan = np.array([CHANNELS.index(c) for c in chans], dtype=np.int64)
-        self.t = (np.arange(self.n_pre + self.packed.n_out) - self.n_pre) * dt
+        super().__init__(P, packed.n_out, PARAMETERS, parameters, CHANNELS,
+                         tuple(channels) if channels is not None else TELEMETRY_CHANNELS,
+                         i_dt_out=kp.P_DT_OUT, i_t_end=kp.P_T_END, n_events=kp.N_EV,
+                         n_info=kp.NINFO, n_pre=n_pre, status_texts=_STATUS)
 
     def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
                ) -> "BatchModel":
         """The same scenario, parameters, rate and duration with other output ``channels``
         and / or another free-flight extension ``t_pre`` [s]; shares the packed tables."""
-        import copy
-
-        other = copy.copy(self)
-        if channels is not None:
-            for c in channels:
-                if c not in CHANNELS:
-                    raise InputError("unknown channel", key=c)
-            other.channels = tuple(channels)
-            other.chan = np.array([CHANNELS.index(c) for c in channels], dtype=np.int64)
+        other = KernelBatch.derive(self, channels)
         if t_pre is not None:
             dt = self.packed.P[kp.P_DT_OUT]
             other.n_pre = int(np.ceil(t_pre / dt - 1e-9))
             P = self.packed.P.copy()
             P[kp.P_T_PRE] = other.n_pre * dt
             other.packed = replace(self.packed, P=P)
-            other.t = (np.arange(other.n_pre + self.packed.n_out) - other.n_pre) * dt
+            other.P = P
+            other._set_channels(other.channels)
         return other
 
-    @property
-    def duration(self) -> float:
-        """The longest simulated time a row may have [s]."""
-        return float(self.packed.P[kp.P_T_END])
-
-    @staticmethod
-    def status_text(status: int) -> str:
-        """What a kernel status code means."""
-        return "ok" if status == kp.ST_OK else _STATUS.get(int(status), f"status {status}")
-
-    @property
-    def base(self) -> np.ndarray:
-        """Base values of the chosen parameters (SI)."""
-        return self.packed.P[self.index].copy()
-
-    def evaluate(self, theta: np.ndarray, t_end: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Run every row of ``theta`` (n, k).
-
-        ``t_end`` (n,) [s] ends each row's simulation there (at the first output sample at
-        or after it; at most :attr:`duration`; NaN: the whole duration).
-
-        Returns
-        -------
-        out : ndarray (n, n_out, n_channels)
-            Chosen channels at ``self.t``; NaN after a failure and after the row's end.
-        events : ndarray (n, 8)
-            Event times [s] in :data:`EVENT_NAMES` order, NaN when absent.
-        status : ndarray of int (n,)
-            0 = ok; otherwise the kernel status (``models._kernels.probe_cone.ST_*``).
-        """
-        theta = np.atleast_2d(np.asarray(theta, dtype=float))
-        if theta.shape[1] != len(self.index):
-            raise InputError(f"theta has {theta.shape[1]} columns, expected "
-                             f"{len(self.index)} ({', '.join(self.parameters)})")
-        n = theta.shape[0]
-        Pb = np.repeat(self.packed.P[None, :], n, axis=0)
-        Pb[:, self.index] = theta
+    def _run(self, Pb, out, ev, info, status) -> None:
         pk = self.packed
-        if t_end is not None:
-            t_end = np.broadcast_to(np.asarray(t_end, float), (n,))
-            dt = pk.P[kp.P_DT_OUT]
-            # the first output sample at or after t_end (the kernel records while k dt <= end)
-            k_end = np.ceil(np.where(np.isfinite(t_end), t_end, np.inf) / dt - 1e-9)
-            Pb[:, kp.P_T_END] = np.minimum(np.maximum(k_end, 0.0) * dt, pk.P[kp.P_T_END])
-        out = np.empty((n, self.n_pre + pk.n_out, len(self.chan)))
-        ev = np.empty((n, kp.N_EV))
-        info = np.zeros((n, kp.NINFO))
-        status = np.zeros(n, dtype=np.int64)
         kp.run_batch(Pb, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, self.chan, out, ev, info,
                      status)
-        return out, ev, status

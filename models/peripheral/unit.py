@@ -1,0 +1,432 @@
+"""The peripheral (androgynous ring) docking unit as a :class:`models.unit.DockingUnit`: its
+channels with units and kinds, parameters, events, the batch runner over its compiled kernel,
+loads and energy from histories, and the analytic first guess of a reconstruction from
+telemetry.
+
+The physics is :mod:`models._kernels.peripheral`; the readable layer
+:mod:`models.peripheral.simulate`. Quantities the probe-cone unit also has carry its names
+(``interface_force_x``, ``energy_dissipated_brake``, ``peak_axial_force``, ...).
+
+The kernel starts at ``t = 0`` with the rings apart and has no free-flight extension before
+it, so :meth:`PeripheralUnit.batch` refuses ``t_pre > 0`` (a reconstruction that needs the
+approach before ``t = 0`` cannot run on this unit yet).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models._kernels import contact_layout as ck
+from models._kernels import peripheral as kp
+from models._kernels import peripheral_mechanism as km
+from models._kernels import peripheral_run_layout as R
+from models.batch import KernelBatch
+from models.errors import InputError
+from models.peripheral import simulate as ps
+from models.unit import Channel, DockingUnit
+
+__all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAMETERS",
+           "telemetry_guess"]
+
+_PI = math.pi
+
+#: parameters a row may override -> packed index (initial conditions first)
+PARAMETERS: dict[str, int] = {n: R.P_IC + i for i, n in enumerate(R.IC_NAMES)}
+PARAMETERS.update({
+    "leg_brake_force": R.P_MP + km.MP_FBC,     # both slip forces (symmetric brake)
+    "leg_damping": R.P_MP + km.MP_C,
+    "contact_friction": R.P_LAW + ck.LAW_MU,
+    "contact_stiffness": R.P_LAW + ck.LAW_K,
+    "contact_damping": R.P_LAW + ck.LAW_C,
+    "thrust_x": R.P_THRUST,
+})
+
+_PARAMETER_UNITS = {
+    **{n: ("m" if "pos" in n else "m/s" if "vel" in n else "rad/s" if "rate" in n else "rad")
+       for n in R.IC_NAMES},
+    "leg_brake_force": "N", "leg_damping": "N*s/m", "contact_friction": "",
+    "contact_stiffness": "N/m", "contact_damping": "N*s/m", "thrust_x": "N",
+}
+
+_STATUS = {
+    R.ST_PENETRATION: "penetration exceeded the contact's max_penetration (reduce "
+                      "integration.dt_contact or raise contact.stiffness)",
+    R.ST_GEOMETRY: "a contact detector met a configuration outside its range",
+    R.ST_HYSTERESIS: "a leg's hysteresis element refused a transition (reduce the step)",
+    R.ST_START_CONTACT: "the rings touch at t = 0 (start further out)",
+}
+
+#: channels of the telemetry / history file (the momenta are diagnostics)
+FILE_CHANNELS = tuple(n for n in ps.CHANNELS if n != "t"
+                      and not n.startswith(("momentum_", "angular_momentum_")))
+
+
+def _channels() -> dict[str, Channel]:
+    """Every kernel output channel (``t`` aside) with its SI unit, kind and range."""
+    out: dict[str, Channel] = {}
+
+    def add(name, unit, kind, text, sensor=False, rng=None):
+        out[name] = Channel(name, unit, kind, text, sensor, rng)
+
+    for a in "xyz":
+        add(f"ring_{a}", "m", "continuous", f"docking ring centre in the active unit frame "
+            f"(q1..q3), {a}", True, (-1.0, 1.0))
+    for a in ("roll", "pitch", "yaw"):
+        add(f"ring_{a}", "rad", "continuous", f"docking ring {a} relative to the active unit",
+            True, (-_PI / 2, _PI / 2))
+    for i in range(1, 7):
+        add(f"leg_{i}", "m", "continuous", f"length of leg {i}", True, (0.0, 5.0))
+    add("contact", "", "binary", "any ring-ring contact", True, (0.0, 1.0))
+    for i in range(1, 4):
+        add(f"capture_sensor_{i}", "", "binary", f"capture sensor {i} switched", True,
+            (0.0, 1.0))
+    add("capture", "", "binary", "ring planes aligned and one latch of each pair behind its "
+        "stop", True, (0.0, 1.0))
+    for i in range(1, 7):
+        add(f"latch_{i}", "", "binary", f"latch {i} behind its stop", True, (0.0, 1.0))
+    for body in ("active", "passive"):
+        for a in "xyz":
+            add(f"{body}_rate_{a}", "rad/s", "rate", f"{body} vehicle body rate about {a}",
+                True, (-1.0, 1.0))
+    for a in "xyz":
+        add(f"rel_pos_{a}", "m", "continuous", f"active unit origin in the passive unit "
+            f"frame, {a}")
+        add(f"rel_vel_{a}", "m/s", "continuous", f"relative velocity, {a}")
+    for a in ("roll", "pitch", "yaw"):
+        add(f"rel_{a}", "rad", "continuous", f"relative attitude, {a}")
+    for a in "xyz":
+        add(f"rel_rate_{a}", "rad/s", "continuous", f"relative angular rate, {a}")
+    for a in "xyz":
+        add(f"interface_force_{a}", "N", "continuous", f"interface force on the passive "
+            f"unit, {a}")
+    for a in "xyz":
+        add(f"interface_moment_{a}", "N m", "continuous", f"interface moment about the "
+            f"passive unit origin, {a}")
+    for e, text in (("kinetic", "kinetic energy of both vehicles and the ring"),
+                    ("stored", "energy stored in the leg springs and stops, contacts and "
+                     "sensor springs"), ("dissipated_brake", "work of the leg brakes"),
+                    ("dissipated_dampers", "leg damper dissipation"),
+                    ("dissipated_contact", "contact dissipation"),
+                    ("latch", "latch springs and latch kinetic energy"),
+                    ("dissipated_latch", "latch dissipation (implicit Euler and stops)")):
+        add(f"energy_{e}", "J", "continuous", text)
+    add("thrust_work", "J", "continuous", "work done by the thrust")
+    add("latch_work", "J", "continuous", "work of the held latch forces on the vehicles and "
+        "the ring")
+    for a in "xyz":
+        add(f"momentum_{a}", "kg m/s", "continuous", f"total linear momentum, {a}")
+    for a in "xyz":
+        add(f"angular_momentum_{a}", "kg m^2/s", "continuous", f"total angular momentum, {a}")
+    missing = set(ps.CHANNELS) - {"t"} - set(out)
+    assert not missing, missing
+    return out
+
+
+def _peak(x: np.ndarray) -> np.ndarray:
+    """Largest value of each row, NaN for an all-NaN (failed) row."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(x, axis=1)
+
+
+def _last(x: np.ndarray) -> np.ndarray:
+    """Last finite value of each row of ``x`` (n, n_t); NaN for an all-NaN row."""
+    fin = np.isfinite(x)
+    k = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
+    return np.where(fin.any(axis=1), x[np.arange(x.shape[0]), k], np.nan)
+
+
+# --------------------------------------------------------------------------------------------
+class PeripheralBatch(KernelBatch):
+    """The peripheral kernel's batch entry point over parameter vectors of one scenario
+    (:class:`models.batch.KernelBatch`).
+
+    ``leg_brake_force`` [N] sets both slip forces of every leg brake (compression and
+    extension) and the slip deflections derived from them, ``(F_B - F0) / k``, exactly as
+    :meth:`models.peripheral.mechanism.Mechanism.pack` computes them; it applies to the
+    linear absorber only.
+    """
+
+    def __init__(self, scenario: ps.Scenario, parameters: Sequence[str],
+                 channels: Sequence[str] | None = None, *, rate: float | None = None,
+                 duration: float | None = None, t_pre: float = 0.0) -> None:
+        if not t_pre >= 0.0:
+            raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
+        if t_pre > 0.0:
+            raise InputError("the peripheral kernel has no free flight before t = 0; start "
+                             "the scenario earlier instead", key="t_pre")
+        self.packed = ps.pack(scenario, None, rate, duration)
+        if "leg_brake_force" in parameters and \
+                self.packed.P[R.P_MP + km.MP_KIND] != km.KIND_LINEAR:
+            raise InputError("applies to the linear leg absorber only", key="leg_brake_force")
+        super().__init__(self.packed.P, self.packed.n_out, PARAMETERS, parameters,
+                         ps.CHANNELS, FILE_CHANNELS if channels is None else channels,
+                         i_dt_out=R.P_DT_OUT, i_t_end=R.P_T_END, n_events=R.N_EV,
+                         n_info=R.NINFO, status_texts=_STATUS)
+        self._brake = "leg_brake_force" in self.parameters
+
+    def _complete(self, Pb: np.ndarray) -> None:
+        if not self._brake:
+            return
+        o = R.P_MP
+        Pb[:, o + km.MP_FBT] = Pb[:, o + km.MP_FBC]
+        for f, c in ((km.MP_FBC, km.MP_CSLIP_C), (km.MP_FBT, km.MP_CSLIP_T)):
+            Pb[:, o + c] = (Pb[:, o + f] - Pb[:, o + km.MP_F0]) / Pb[:, o + km.MP_K]
+
+    def _run(self, Pb, out, ev, info, status) -> None:
+        kp.run_batch(Pb, *self.packed.arrays, self.chan, out, ev, info, status)
+
+
+@dataclass
+class UnitTrajectory:
+    """One simulation as the unit interface returns it: ``t`` [s], ``channels`` (name ->
+    array, SI), ``events`` (name -> time [s] or None), ``steps`` and ``small_steps``."""
+
+    t: np.ndarray
+    channels: dict
+    events: dict
+    steps: int = 0
+    small_steps: int = 0
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.t if name == "t" else self.channels[name]
+
+    @property
+    def captured(self) -> bool:
+        return self.events.get("capture") is not None
+
+    def to_frame(self, telemetry_only: bool = True):
+        """pandas DataFrame with ``t`` and the file channels (every channel with
+        ``telemetry_only=False``)."""
+        import pandas as pd
+
+        names = FILE_CHANNELS if telemetry_only else tuple(self.channels)
+        return pd.DataFrame({"t": self.t, **{n: self.channels[n] for n in names}})
+
+    def event_list(self) -> list[dict]:
+        """``[{"name": ..., "t": ...}]`` of the events that happened, in time order."""
+        ev = [{"name": k, "t": v} for k, v in self.events.items() if v is not None]
+        return sorted(ev, key=lambda e: e["t"])
+
+
+# --------------------------------------------------------------------------------------------
+def _slope(t: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of ``y`` against ``t`` (NaN with fewer than 2 finite samples)."""
+    ok = np.isfinite(t) & np.isfinite(y)
+    if ok.sum() < 2:
+        return math.nan
+    return float(np.polyfit(t[ok], y[ok], 1)[0])
+
+
+def telemetry_guess(t: Mapping[str, np.ndarray] | np.ndarray, channels: Mapping[str, Any],
+                    G1: np.ndarray | None = None, G2: np.ndarray | None = None, *,
+                    window: float = 0.3) -> dict[str, float]:
+    """What a peripheral docking record says directly about the initial conditions.
+
+    Parameters
+    ----------
+    t
+        Sample times [s] shared by the channels, or {channel: times} per channel.
+    channels
+        Telemetry {name: samples} (SI); any of ``contact``, ``ring_x/y/z``,
+        ``active_rate_*``, ``passive_rate_*``.
+    G1, G2
+        Body -> unit frame DCMs of the active and passive vehicle (identity when None).
+    window
+        Length [s] of the stretch after capture searched for the ring's stroke rate.
+
+    Returns
+    -------
+    dict
+        ``t_contact``, ``t_capture`` [s] (first samples with the flags set);
+        ``rel_vel_x`` [m/s]: the fastest stroke of the ring (``-d ring_x / dt``) within
+        ``window`` after capture. A reading: until capture the leg brakes hold the ring
+        nearly still; once the latches hold the rings together the ring strokes at the
+        closing speed, so this is the closing speed at capture, below the initial one by what
+        the petal contacts took (about 20 % in the reference docking);
+        ``rel_rate_x/y/z`` [rad/s]: the mean rates
+        before contact, ``A_PAU^T G1 w1 - G2 w2`` with the relative attitude taken as zero.
+        Entries the record cannot give are absent. Not recoverable here: the lateral
+        velocity, relative position and attitude at ``t = 0`` (the ring's lateral motion
+        mixes them through the petal contacts; they need the forward model).
+    """
+    def times(name):
+        return t[name] if isinstance(t, Mapping) else t
+
+    G1 = np.eye(3) if G1 is None else np.asarray(G1, float)
+    G2 = np.eye(3) if G2 is None else np.asarray(G2, float)
+    out: dict[str, float] = {}
+    t_c = math.nan
+    if "contact" in channels:
+        tc, c = np.asarray(times("contact"), float), np.asarray(channels["contact"], float)
+        on = np.flatnonzero(c > 0.5)
+        if on.size:
+            t_c = float(tc[on[0]])
+            out["t_contact"] = t_c
+    if "capture" in channels and "ring_x" in channels:
+        tk, k = np.asarray(times("capture"), float), np.asarray(channels["capture"], float)
+        on = np.flatnonzero(k > 0.5)
+        if on.size:
+            t_k = float(tk[on[0]])
+            out["t_capture"] = t_k
+            tr, y = np.asarray(times("ring_x"), float), np.asarray(channels["ring_x"], float)
+            sel = (tr >= t_k) & (tr <= t_k + window) & np.isfinite(y)
+            if sel.sum() >= 3:
+                v = -np.gradient(y[sel], tr[sel])
+                out["rel_vel_x"] = float(np.max(v))
+    rates = {}
+    for body in ("active", "passive"):
+        names = [f"{body}_rate_{a}" for a in "xyz"]
+        if all(n in channels for n in names):
+            w = []
+            for n in names:
+                tr, y = np.asarray(times(n), float), np.asarray(channels[n], float)
+                sel = tr < t_c if math.isfinite(t_c) else np.ones(tr.shape, bool)
+                w.append(float(np.nanmean(y[sel])) if np.isfinite(y[sel]).any() else math.nan)
+            rates[body] = np.array(w)
+    if len(rates) == 2:
+        rel = G1 @ rates["active"] - G2 @ rates["passive"]
+        if np.isfinite(rel).all():
+            out.update({f"rel_rate_{a}": float(v) for a, v in zip("xyz", rel)})
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+class PeripheralUnit(DockingUnit):
+    """The peripheral unit (module docstring)."""
+
+    name = "peripheral"
+    title = "peripheral (androgynous ring) docking unit"
+    channels = _channels()
+    parameters = _PARAMETER_UNITS
+    initial_conditions = R.IC_NAMES
+    events = ps.EVENT_NAMES
+    # capture needs aligned ring planes and latches: one sharp switch; contact may chatter
+    clock_events = (("capture", "capture"), ("contact", "first_contact"))
+    fitted_channels = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",
+                       "capture",
+                       "active_rate_x", "active_rate_y", "active_rate_z",
+                       "passive_rate_x", "passive_rate_y", "passive_rate_z")
+    trajectory_channels = (
+        *R.IC_NAMES,
+        "interface_force_x", "interface_force_y", "interface_force_z",
+        "interface_moment_x", "interface_moment_y", "interface_moment_z",
+        "ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",
+        *(f"leg_{i}" for i in range(1, 7)),
+    )
+    load_channels = ("interface_force_x", "interface_force_y", "interface_force_z",
+                     "interface_moment_x", "interface_moment_y", "interface_moment_z")
+    energy_channels = ("energy_kinetic", "energy_stored", "energy_dissipated_brake",
+                       "energy_dissipated_dampers", "energy_dissipated_contact",
+                       "energy_dissipated_latch", "thrust_work", "latch_work")
+    summary_quantities = (
+        ("loads", "peak_axial_force", "peak axial force"),
+        ("loads", "peak_lateral_force", "peak lateral force"),
+        ("loads", "peak_bending_moment", "peak bending moment"),
+        ("loads", "peak_torsion_moment", "peak torsion moment"),
+        ("energy", "dissipated_brake", "energy absorbed by the leg brakes"),
+        ("energy", "dissipated_dampers", "energy dissipated by the leg dampers"),
+        ("energy", "stored_final", "energy stored in the springs (end)"),
+        ("energy", "kinetic_initial", "initial kinetic energy"),
+    )
+
+    def scenario(self, table: Mapping[str, Any]) -> ps.Scenario:
+        return ps.Scenario.from_dict({"unit": self.name, **table})
+
+    def batch(self, scenario: ps.Scenario, parameters: Sequence[str],
+              channels: Sequence[str], *, rate: float | None = None,
+              duration: float | None = None, t_pre: float = 0.0) -> PeripheralBatch:
+        return PeripheralBatch(scenario, tuple(parameters), tuple(channels), rate=rate,
+                               duration=duration, t_pre=t_pre)
+
+    def output_rate(self, scenario: ps.Scenario) -> float:
+        return float(scenario.integration.output_rate)
+
+    def simulate(self, scenario: ps.Scenario, initial: Mapping[str, float] | None = None, *,
+                 rate: float | None = None, duration: float | None = None
+                 ) -> UnitTrajectory:
+        ic = None if initial is None else self.initial(initial)
+        tr = ps.simulate(scenario, ic, rate, duration)
+        ch = {n: v for n, v in tr.channels.items() if n != "t"}
+        ev = {n: (None if math.isnan(v) else float(v)) for n, v in tr.events.items()}
+        return UnitTrajectory(t=tr.t, channels=ch, events=ev,
+                              steps=int(tr.info[R.INFO_STEPS]),
+                              small_steps=int(tr.info[R.INFO_SMALL_STEPS]))
+
+    def preset(self, name: str):
+        return ps.PRESETS / f"{name}.toml"
+
+    def benchmark(self, scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16) -> dict:
+        from models.peripheral.benchmark import benchmark
+
+        return benchmark(scenario, repeats=repeats, batch=batch)
+
+    def loads(self, histories: Mapping[str, np.ndarray]
+              ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Peak interface loads at the passive unit over each row's span (PU axes, X the
+        docking axis): ``peak_axial_force``, ``peak_lateral_force``, ``peak_force`` [N],
+        ``peak_bending_moment``, ``peak_torsion_moment`` [N m] (largest magnitude)."""
+        ch = histories
+        fx, fy, fz = (ch[f"interface_force_{a}"] for a in "xyz")
+        mx, my, mz = (ch[f"interface_moment_{a}"] for a in "xyz")
+        vals = {"peak_axial_force": _peak(np.abs(fx)),
+                "peak_lateral_force": _peak(np.hypot(fy, fz)),
+                "peak_force": _peak(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2)),
+                "peak_bending_moment": _peak(np.hypot(my, mz)),
+                "peak_torsion_moment": _peak(np.abs(mx))}
+        return vals, {k: ("N" if "force" in k else "N*m") for k in vals}
+
+    def energy(self, histories: Mapping[str, np.ndarray]
+               ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Initial kinetic energy and what each absorber took by the end of each row's span
+        [J]; ``dissipated_total`` adds the leg brakes, dampers, contacts and latches."""
+        ch = histories
+        vals = {"kinetic_initial": ch["energy_kinetic"][:, 0],
+                "kinetic_final": _last(ch["energy_kinetic"]),
+                "stored_final": _last(ch["energy_stored"]),
+                "thrust_work": _last(ch["thrust_work"]),
+                "latch_work": _last(ch["latch_work"])}
+        for k in ("brake", "dampers", "contact", "latch"):
+            vals[f"dissipated_{k}"] = _last(ch[f"energy_dissipated_{k}"])
+        vals["dissipated_total"] = sum(vals[f"dissipated_{k}"] for k in
+                                       ("brake", "dampers", "contact", "latch"))
+        return vals, {k: "J" for k in vals}
+
+    def first_guess(self, problem: Any) -> np.ndarray:
+        """The start values with the entries :func:`telemetry_guess` reads from the record
+        (relative rates from the gyros before contact, closing speed from the ring's stroke rate
+        just after capture) replaced, clipped into the prior's box. The
+        lateral velocity, relative position and attitude and every mechanism parameter stay at the start
+        values (the prior's centre); the clock offset is left to the problem, which anchors
+        it on the clock events."""
+        sp = problem.space
+        x = sp.start()
+        names = list(sp.free_names)
+        tel = problem.record
+        chans = {}
+        times = {}
+        for n in ("contact", "ring_x", "ring_y", "ring_z", *(f"{b}_rate_{a}" for b in
+                  ("active", "passive") for a in "xyz")):
+            if n in tel.channels:
+                times[n], chans[n] = tel.samples(n)
+        G1 = G2 = None
+        runner = getattr(getattr(problem, "forward", None), "runner", None)
+        if isinstance(runner, PeripheralBatch):
+            P = runner.P
+            G1 = P[R.P_G1:R.P_G1 + 9].reshape(3, 3)
+            G2 = P[R.P_G2:R.P_G2 + 9].reshape(3, 3)
+        guess = telemetry_guess(times, chans, G1, G2)
+        for k, v in guess.items():
+            if k in names:
+                j = names.index(k)
+                x[j] = float(np.clip(v, sp.lower[j], sp.upper[j]))
+        return x
+
+
+#: the registered instance
+UNIT = PeripheralUnit()

@@ -1,0 +1,57 @@
+"""`dockrecon simulate docking` and `dockrecon bench docking` with the peripheral unit."""
+import json
+
+import pyarrow.parquet as pq
+from click.testing import CliRunner
+
+from models.peripheral.simulate import PRESETS
+from recon.cli import cli
+
+REF = str(PRESETS / "reference.toml")
+
+
+def test_simulate_peripheral_writes_channels_with_units_and_events(tmp_path):
+    out = tmp_path / "traj.parquet"
+    evp = tmp_path / "events.json"
+    r = CliRunner().invoke(cli, ["simulate", "docking", REF, "--output", str(out),
+                                 "--events", str(evp), "--rate", "50", "--duration", "2"])
+    assert r.exit_code == 0, r.output
+    table = pq.read_table(out)
+    units = {f.name: (f.metadata or {}).get(b"unit", b"").decode() for f in table.schema}
+    assert table.num_rows == 101
+    expected = {"t": "s", "ring_x": "m", "ring_roll": "rad", "leg_6": "m", "contact": "0/1",
+                "capture_sensor_3": "0/1", "capture": "0/1", "latch_6": "0/1",
+                "active_rate_x": "rad/s", "passive_rate_z": "rad/s", "rel_vel_x": "m/s",
+                "interface_force_x": "N", "interface_moment_z": "N m", "energy_kinetic": "J",
+                "energy_dissipated_brake": "J"}
+    for name, unit in expected.items():
+        assert units[name] == unit, name
+    ev = json.loads(evp.read_text())
+    assert ev["unit"] == "peripheral"
+    names = [e["name"] for e in ev["events"]]
+    assert names[0] == "first_contact"
+    assert {f"latch_{i}" for i in range(1, 7)} | {"capture"} <= set(names)
+    times = [e["t"] for e in ev["events"]]
+    assert times == sorted(times)
+
+
+def test_bad_peripheral_scenario_key_is_one_line_exit_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    text = open(REF).read()
+    assert "dt_free = 2.0e-3" in text
+    bad.write_text(text.replace("dt_free = 2.0e-3", "dt_fre = 2.0e-3"))
+    r = CliRunner().invoke(cli, ["simulate", "docking", str(bad), "--output",
+                                 str(tmp_path / "x.parquet")])
+    assert r.exit_code == 2
+    assert r.stderr.strip().startswith(f"error: {bad}: 'integration.dt_fre'")
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_bench_docking_peripheral_json():
+    r = CliRunner().invoke(cli, ["bench", "docking", "--unit", "peripheral", "--json",
+                                 "--repeats", "1", "--batch", "2"])
+    assert r.exit_code == 0, r.output
+    fig = json.loads(r.output.strip().splitlines()[-1])
+    assert fig["simulated_s"] == 20.0 and fig["batch_failed"] == 0
