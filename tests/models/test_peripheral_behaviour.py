@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from models._kernels import peripheral_run_layout as R
+from models.errors import SimulationError
 from models.peripheral.simulate import load_scenario, pack, simulate
 from models.probe_cone.config import InitialConditions
 
@@ -158,7 +159,8 @@ def _symmetric(scenario):
     (16000, 45000, 45000) already is; the station's (1e8, 1.3e8, 2.2e8) is not. No thrust and
     no initial station rate (the preset has neither)."""
     cfg = scenario.config
-    assert np.allclose(cfg.active.unit_offset[1:], 0) and np.allclose(cfg.passive.unit_offset[1:], 0)
+    assert np.allclose(cfg.active.unit_offset[1:], 0)
+    assert np.allclose(cfg.passive.unit_offset[1:], 0)
     assert np.allclose(scenario.thrust.force, 0) and np.allclose(cfg.passive_initial_rate, 0)
     passive = dataclasses.replace(cfg.passive, inertia=np.diag([1.0e8, 1.3e8, 1.3e8]))
     return dataclasses.replace(scenario, config=dataclasses.replace(cfg, passive=passive))
@@ -212,7 +214,7 @@ def test_three_fold_symmetry(symmetric_pair):
               ("angular_momentum", [f"angular_momentum_{a}" for a in "xyz"], G2.T @ Rv @ G2)]
     # Tolerance 1e-6 of each group's largest value over the run: the turned run sums the same
     # terms in another order (petal k's contact is petal k+1's), so only rounding differs, and
-    # the impacts amplify it by far less than 1e6 over 4 s (found: see errs on failure).
+    # the impacts amplify it by far less than 1e6 over 4 s (found: about 1e-9 relative).
     for name, names, Q in groups:
         a = _vec(base, names)
         b = _vec(turned, names)
@@ -241,3 +243,73 @@ def test_three_fold_symmetry(symmetric_pair):
     for n in ("energy_kinetic", "energy_stored", "energy_dissipated_dampers",
               "energy_dissipated_contact", "energy_latch", "latch_work"):
         close(n, turned[n], base[n], 1e-6 * np.max(np.abs(base[n])) + 1e-9)
+
+
+def test_symmetry_needs_axisymmetric_station(scenario):
+    # the restriction is real: with the preset station (1.3e8 / 2.2e8 transverse inertias) the
+    # turned run differs by far more than rounding (found: 0.3 mm in ring position)
+    base = simulate(scenario, duration=SYM_DURATION, rate=100.0)
+    turned = simulate(scenario, _rotated_ic(scenario.initial, TURN), duration=SYM_DURATION,
+                      rate=100.0)
+    names = ["ring_x", "ring_y", "ring_z"]
+    err = np.max(np.abs(_vec(turned, names) - _vec(base, names) @ _rx(TURN).T))
+    assert err > 1e-5
+
+
+# ---- 5. energy ledgers -----------------------------------------------------------------------
+def _ledger(c):
+    return (c["energy_kinetic"] + c["energy_stored"] + c["energy_dissipated_brake"]
+            + c["energy_dissipated_dampers"] + c["energy_dissipated_contact"]
+            - c["thrust_work"] - c["latch_work"])
+
+
+def _draws(n, seed=18):
+    """Initial conditions inside the preset's envelope (IDSS-class: closing 0.06-0.1 m/s,
+    lateral offsets within 5 cm, lateral rates 5 mm/s, angles 0.01 rad, rates 2 mrad/s)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        u = rng.uniform
+        out.append(InitialConditions(
+            rel_pos_x=-0.70, rel_pos_y=u(-0.05, 0.05), rel_pos_z=u(-0.05, 0.05),
+            rel_vel_x=u(0.06, 0.10), rel_vel_y=u(-0.005, 0.005), rel_vel_z=u(-0.005, 0.005),
+            rel_roll=u(-0.01, 0.01), rel_pitch=u(-0.01, 0.01), rel_yaw=u(-0.01, 0.01),
+            rel_rate_x=u(-0.002, 0.002), rel_rate_y=u(-0.002, 0.002),
+            rel_rate_z=u(-0.002, 0.002)))
+    return out
+
+
+@pytest.mark.parametrize("k", [pytest.param(0, marks=pytest.mark.xfail(
+    strict=True, raises=SimulationError,
+    reason="open: draw 0 aborts, latch / guide face penetration limit (5 mm) at t = 1.77 s")),
+    *range(1, 8)])
+def test_energy_ledger_random_captures(scenario, k):
+    # acceptance: the ledger closes within 1 % of the initial kinetic energy at every sample
+    tr = simulate(scenario, _draws(8)[k], duration=5.0)
+    c = tr.channels
+    assert tr.events["capture"] < 5.0
+    e = _ledger(c)
+    assert np.max(np.abs(e - e[0])) < 0.01 * c["energy_kinetic"][0]
+
+
+def _latch_mismatch(c):
+    """Latches' own ledger minus the work the vehicles and ring did on them [J]."""
+    return c["energy_latch"] + c["energy_dissipated_latch"] + c["latch_work"]
+
+
+def test_latch_ledger_on_slow_approach(scenario):
+    # quasi-static pushing and release (no trigger): the latch totals equal -latch_work to
+    # O(h) of the held latch force; 1 % of the peak latch energy bounds h = 0.2 ms here
+    tr = simulate(scenario, _axial(scenario, 0.95 * V6), duration=3.0)
+    m = _latch_mismatch(tr.channels)
+    assert np.max(np.abs(m)) < 0.01 * tr["energy_latch"].max()
+
+
+@pytest.mark.xfail(strict=True, reason="open: in captures at 0.06-0.1 m/s the latch totals "
+                   "and latch_work part by up to 0.74 J (of ~1 J peak latch energy), cause not "
+                   "found yet; the vehicles' ledger above still closes")
+def test_latch_ledger_random_captures(scenario):
+    for ic in _draws(8)[1:]:
+        tr = simulate(scenario, ic, duration=5.0)
+        m = _latch_mismatch(tr.channels)
+        assert np.max(np.abs(m)) < 0.05 * tr["energy_latch"].max() + 1e-3
