@@ -33,10 +33,12 @@ from typing import Any, Iterable, Mapping
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = "__docs_probe__"
 #: the shipped scenario each unit's keys are read from (unit name -> path from the repository)
-UNIT_PRESETS = {"probe_cone": "models/probe_cone/presets/reference.toml"}
+UNIT_PRESETS = {"probe_cone": "models/probe_cone/presets/reference.toml",
+                "peripheral": "models/peripheral/presets/reference.toml"}
 #: tables a scenario may hold that the reference scenario leaves out (probed as empty tables)
 OPTIONAL_TABLES = {"probe_cone": ("capture_sensors", "limiter_pads", "alignment_rollers",
-                                  "thrust", "integration", "initial", "meta")}
+                                  "thrust", "integration", "initial", "meta"),
+                   "peripheral": ("thrust",)}
 
 
 # ------------------------------------------------------------------------------------------
