@@ -648,3 +648,60 @@ def test_direct_construction_is_validated_too():
     with pytest.raises(InputError) as e:
         L.Stop(angle=0.0, half_width=0.1, r_min=0.8, r_max=0.85, x_guide=0.0, x_top=0.06)
     assert e.value.key == "stop.x_top"
+
+
+# ---- the passive inner wall in front of, beside and behind the stop ------------------------
+X_WALL = -0.03
+
+
+def _walled():
+    return L.pack_stops(L.stops_from_list([{"angle": PHI_S, "half_width": HALF_W,
+                                            "r_min": R_MIN, "r_max": R_MAX,
+                                            "x_guide": X_GUIDE, "x_wall": X_WALL}]))
+
+
+@pytest.mark.parametrize("x, rho, phi, feat, depth, normal", [
+    # in front of the guide face, 4 mm beyond the wall radius, 25 mm behind the ring plane
+    (-0.005, R_MAX + 0.004, PHI_S, K.FEAT_WALL, 0.004, (0.0, 1.0)),
+    # beside the stop (outside its angular width), behind the crest: wall
+    (0.06, R_MAX + 0.002, PHI_S + HALF_W + 0.1, K.FEAT_WALL, 0.002, (0.0, 1.0)),
+    # 1 mm behind the ring plane, 3 mm beyond the wall: back out through the plane
+    (X_WALL + 0.001, R_MAX + 0.003, PHI_S, K.FEAT_FACE, 0.001, (1.0, 0.0)),
+    # in the stop's base just behind its R_max edge: below the guide face line
+    (X_GUIDE + 0.002, R_MAX + 0.001, PHI_S, K.FEAT_GUIDE, 0.003 * S2, (S2, S2)),
+])
+def test_wall_closed_forms(x, rho, phi, feat, depth, normal):
+    # depths and normals by hand: wall rho - R_max, plane x - x_wall, guide line
+    # (rho - (R_max - (x - x_0))) / sqrt 2; normals (n_x, n_rho) active -> passive
+    p = _pt(x, rho, phi)
+    st, dn, nx, ny, nz, px, py, pz, f = K.stop_solid_contact(*p, _walled(), 0, 1.0)
+    assert st == CONTACT and f == feat
+    assert dn == pytest.approx(depth, rel=1e-9, abs=1e-12)
+    n = np.array([nx, ny, nz])
+    assert np.allclose(n, normal[0] * np.array([1.0, 0, 0]) + normal[1] * _rhat(phi),
+                       atol=1e-12)
+
+
+def test_wall_is_continuous_onto_the_guide_face():
+    # a tip sliding along the wall at 1 mm beyond it meets the guide face at the R_max edge
+    # with the same penetration scale: depth 1 mm on the wall, 1/sqrt 2 mm just past the edge
+    # (the face is 45 deg), never the jump to the full triangle depth of the bare ridge
+    stp = _walled()
+    xs = np.linspace(X_WALL + 0.002, X_GUIDE + 0.003, 200)
+    d = np.array([K.stop_solid_contact(*_pt(x, R_MAX + 0.001), stp, 0, 1.0)[1] for x in xs])
+    assert np.all(d > 0.0) and d.max() < 0.001 + 0.003 * S2 + 1e-12
+    # without the wall the same path has no contact in front of the face and none past it
+    # while rho > R_max: the tip could later enter through the base at any depth
+    bare = np.array([K.stop_solid_contact(*_pt(x, R_MAX + 0.001), _stops(), 0, 1.0)[0]
+                     for x in xs])
+    assert np.all(bare == NONE)
+
+
+def test_wall_without_x_wall_and_validation():
+    # no x_wall: the bare ridge (no contact beyond R_max), as before
+    p = _pt(-0.005, R_MAX + 0.004)
+    assert K.stop_solid_contact(*p, _stops(), 0, 1.0)[0] == NONE
+    with pytest.raises(InputError) as e:
+        L.stops_from_list([{"angle": 0.0, "half_width": 0.1, "r_min": R_MIN, "r_max": R_MAX,
+                            "x_guide": 0.0, "x_wall": 0.01}])
+    assert e.value.key == "stops[0].x_wall"
