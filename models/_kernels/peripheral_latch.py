@@ -121,8 +121,8 @@ __all__ = [
     "LG_A", "LG_N", "LG_SIZE",
     # stops
     "SP_CPHI", "SP_SPHI", "SP_COSHW", "SP_RMIN", "SP_RMAX", "SP_X0", "SP_XTOP", "SP_GUIDE",
-    "SP_LOCK", "SP_XWALL", "SP_SIZE", "FEAT_GUIDE", "FEAT_LOCK", "FEAT_CREST", "FEAT_WALL",
-    "FEAT_FACE",
+    "SP_LOCK", "SP_XWALL", "SP_FILLET", "SP_SIZE", "FEAT_GUIDE", "FEAT_LOCK", "FEAT_CREST",
+    "FEAT_WALL", "FEAT_FACE", "FEAT_EDGE",
     # latch state, held forces, totals, stage accumulator
     "LS_X", "LS_V", "LS_WC", "LS_DNUM", "LS_DSTOP", "LS_FRL", "LS_DN", "LS_SIZE",
     "HF_F", "HF_P", "HF_MR", "HF_MP", "HF_SIZE",
@@ -170,13 +170,15 @@ SP_GUIDE = 7     # the guide face as a 45-degree primitive (S45_SIZE, contact_la
 SP_LOCK = SP_GUIDE + S45_SIZE    # the locking face (S45_SIZE)
 SP_XWALL = SP_LOCK + S45_SIZE    # abscissa where the passive inner wall rho = R_max begins
 #                                  (the passive ring plane) [m]; +inf: no wall
-SP_SIZE = SP_XWALL + 1
+SP_FILLET = SP_XWALL + 1  # radius r_f of the fillet rounding the wall / ring-plane edge [m]
+SP_SIZE = SP_FILLET + 1
 # features of a latch-stop contact
 FEAT_GUIDE = 0   # tip below the guide face
 FEAT_LOCK = 1    # tip below the locking face
 FEAT_CREST = 2   # segment A-E across the crest circle
 FEAT_WALL = 3    # tip beyond the passive inner wall rho = R_max
 FEAT_FACE = 4    # tip behind the passive ring plane, outside the inner wall
+FEAT_EDGE = 5    # tip in the fillet rounding the edge between ring plane and inner wall
 
 # latch state ls[i, :]
 LS_X = 0         # retraction x_L [m] (0 = extended, on the internal stop)
@@ -264,7 +266,22 @@ def stop_solid_contact(x, y, z, stp, j, dn_max):
     * elsewhere with ``rho > R_max`` and ``x >= x_wall`` (in front of the stop, beside it or
       behind it) it is in the ring's wall: ``FEAT_WALL``, depth ``rho - R_max``, normal
       ``(0, rho_hat)``; or, when ``x - x_wall`` is smaller, ``FEAT_FACE``, that depth, normal
-      ``(1, 0, 0)`` (back out through the passive ring plane).
+      ``(1, 0, 0)`` (back out through the passive ring plane);
+    * the convex edge where ring plane and wall meet is rounded by a fillet of radius
+      ``r_f = SP_FILLET`` (a torus about ``X``, centre circle ``x_c = x_wall + r_f``,
+      ``rho_c = R_max + r_f``): a point with ``x - x_wall < r_f`` and ``rho - R_max < r_f`` is
+      in contact with the fillet, ``FEAT_EDGE``, depth ``r_f - d_c`` with ``d_c`` its distance
+      to the centre circle in the ``(x, rho)`` half-plane, normal towards that circle
+      (``(x_c - x, rho_c - rho) / d_c`` in ``(X, rho_hat)``); no contact where ``d_c >= r_f``
+      (the rounded-off corner).
+
+    Why the fillet: with a sharp edge the depth ``min(x - x_wall, rho - R_max)`` is
+    continuous but its normal jumps from ``X`` to ``rho_hat`` across the diagonal, so a tip
+    striking the edge gets its force direction from a tie that rounding decides (rotated runs
+    of one docking parted). On the fillet the normal turns continuously; its depth meets the
+    flats' depths on the square's sides. The flats' diagonal ``x - x_wall = rho - R_max``
+    still switches normals beyond the square, at depths above ``r_f``; with ``r_f`` at least
+    the penetration limit that lies beyond the abort depth.
 
     Why the wall: the stop's ``R_Stop,max`` edge lies on the passive ring's inner wall, which
     runs from the ring plane ``x_wall`` to the guide face. A laterally offset ring (the petals
@@ -289,6 +306,20 @@ def stop_solid_contact(x, y, z, stp, j, dn_max):
             # (radially) or, when nearer, back through the ring plane
             dw = rho - stp[j, SP_RMAX]
             df = x - xw
+            rf = stp[j, SP_FILLET]
+            if df < rf and dw < rf:
+                # the fillet: (ax, ar) from the point to the fillet's centre circle
+                ax = rf - df
+                ar = rf - dw
+                dc = math.sqrt(ax * ax + ar * ar)
+                if dc >= rf:
+                    return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
+                if dc < AXIS_EPS:
+                    ax, ar, dc = 1.0, 0.0, 1.0
+                inv = 1.0 / dc
+                nr = ar * inv / rho
+                st = check_penetration(rf - dc, dn_max)
+                return (st, rf - dc, ax * inv, y * nr, z * nr, x, y, z, FEAT_EDGE)
             if df < dw:
                 st = check_penetration(df, dn_max)
                 return (st, df, 1.0, 0.0, 0.0, x, y, z, FEAT_FACE)
