@@ -188,9 +188,6 @@ def _vec(tr, names):
     return np.stack([tr[n] for n in names], axis=1)
 
 
-@pytest.mark.xfail(strict=True, reason="open: with the passive inner wall a latch tip strikes "
-                   "the passive ring's inner edge at 1.38 s; the face/wall choice is a tie "
-                   "rounding decides, the runs part (302 N interface force by 4 s)")
 def test_three_fold_symmetry(symmetric_pair):
     base, turned, G1, G2 = symmetric_pair
     Rv = _rx(TURN)
