@@ -55,7 +55,13 @@ With no contact nothing is transmitted to the passive unit, so no force is appli
 the dev note's "while displaced" would push the passive unit through a latch that does not
 touch it; the latch's own momentum is not a state of the vehicles). Switch ``full_normal``:
 the component of the contact force normal to the latch axis, carried by the latch guide,
-``f_n (n_R - (n_L . n_R) n_L)``, is added (ring ``-``, passive ``+``); default off as in the paper.
+``f_n (n_R - (n_L . n_R) n_L)``, is added (ring ``-``, passive ``+``). The paper transmits only
+the axial part (kept as the option ``full_normal`` off); the unit's run sets it on
+(``P_FULL_NORMAL = 1`` in :func:`models.peripheral.simulate.pack`) because only the full normal
+keeps the energy ledger: for a tip sliding on a frictionless face with normal ``n_R`` the
+latch spring absorbs the power ``f_n (n_R . v_rel)`` while the axial-only transmission takes
+``f_n (n_L . n_R)(n_L . v_rel)`` from the vehicles; the difference is work done on the latch
+that no vehicle supplies.
 
 Post-trigger contacts act inside the RK4 stages (:func:`latches_stage`): once triggered the
 latch rests on its internal stop and is a rigid part of the ring, so its contacts with the
@@ -481,7 +487,8 @@ def latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_nor
     o_ring, o_pass : float64[3]
         Reference points of the moments on the ring and on the passive unit, PU [m].
     full_normal : bool
-        Also transmit the contact force's component normal to the latch axis.
+        Also transmit the contact force's component normal to the latch axis (the unit's
+        run: on, it keeps the energy ledger; off: the paper's axial-only reading).
 
     Returns
     -------
