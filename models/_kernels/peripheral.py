@@ -27,7 +27,12 @@ Model
 * Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
   Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
   implicitly with the step just taken and sets the forces held over the next step; triggered
-  latches' contacts and the sensors act inside the stages.
+  latches' contacts and the sensors act inside the stages. ``P_FULL_NORMAL`` (1 in the unit's
+  run) makes the latches transmit their contact force's full normal, not only its component
+  along the latch axis as the paper does (kept as the option 0): for a tip sliding on a
+  frictionless face with normal ``n_R`` the latch spring absorbs ``f_n (n_R . v_rel)`` while the
+  axial-only transmission takes ``f_n (n_L . n_R)(n_L . v_rel)`` from the vehicles, so only the
+  full normal keeps the energy ledger.
 * Between steps: leg brake slips / hysteresis (``legs_between``), latches, capture
   (``capture_state``: ring planes aligned within ``P_COS_TOL``, ``P_GAP_TOL`` and one latch of
   each pair triggered), events, and the two-rate switch: the small step while the active

@@ -55,7 +55,13 @@ With no contact nothing is transmitted to the passive unit, so no force is appli
 the dev note's "while displaced" would push the passive unit through a latch that does not
 touch it; the latch's own momentum is not a state of the vehicles). Switch ``full_normal``:
 the component of the contact force normal to the latch axis, carried by the latch guide,
-``f_n (n_R - (n_L . n_R) n_L)``, is added (ring ``-``, passive ``+``); default off as in the paper.
+``f_n (n_R - (n_L . n_R) n_L)``, is added (ring ``-``, passive ``+``). The paper transmits only
+the axial part (kept as the option ``full_normal`` off); the unit's run sets it on
+(``P_FULL_NORMAL = 1`` in :func:`models.peripheral.simulate.pack`) because only the full normal
+keeps the energy ledger: for a tip sliding on a frictionless face with normal ``n_R`` the
+latch spring absorbs the power ``f_n (n_R . v_rel)`` while the axial-only transmission takes
+``f_n (n_L . n_R)(n_L . v_rel)`` from the vehicles; the difference is work done on the latch
+that no vehicle supplies.
 
 Post-trigger contacts act inside the RK4 stages (:func:`latches_stage`): once triggered the
 latch rests on its internal stop and is a rigid part of the ring, so its contacts with the
@@ -121,7 +127,8 @@ __all__ = [
     "LG_A", "LG_N", "LG_SIZE",
     # stops
     "SP_CPHI", "SP_SPHI", "SP_COSHW", "SP_RMIN", "SP_RMAX", "SP_X0", "SP_XTOP", "SP_GUIDE",
-    "SP_LOCK", "SP_SIZE", "FEAT_GUIDE", "FEAT_LOCK", "FEAT_CREST",
+    "SP_LOCK", "SP_XWALL", "SP_FILLET", "SP_SIZE", "FEAT_GUIDE", "FEAT_LOCK", "FEAT_CREST",
+    "FEAT_WALL", "FEAT_FACE", "FEAT_EDGE",
     # latch state, held forces, totals, stage accumulator
     "LS_X", "LS_V", "LS_WC", "LS_DNUM", "LS_DSTOP", "LS_FRL", "LS_DN", "LS_SIZE",
     "HF_F", "HF_P", "HF_MR", "HF_MP", "HF_SIZE",
@@ -167,11 +174,17 @@ SP_X0 = 5        # x_Stop,0: abscissa of the guide face's R_Stop,max edge [m]
 SP_XTOP = 6      # x_Stop,top: abscissa of the crest, the plane P_Stop [m]
 SP_GUIDE = 7     # the guide face as a 45-degree primitive (S45_SIZE, contact_layout S45_*)
 SP_LOCK = SP_GUIDE + S45_SIZE    # the locking face (S45_SIZE)
-SP_SIZE = SP_LOCK + S45_SIZE
+SP_XWALL = SP_LOCK + S45_SIZE    # abscissa where the passive inner wall rho = R_max begins
+#                                  (the passive ring plane) [m]; +inf: no wall
+SP_FILLET = SP_XWALL + 1  # radius r_f of the fillet rounding the wall / ring-plane edge [m]
+SP_SIZE = SP_FILLET + 1
 # features of a latch-stop contact
 FEAT_GUIDE = 0   # tip below the guide face
 FEAT_LOCK = 1    # tip below the locking face
 FEAT_CREST = 2   # segment A-E across the crest circle
+FEAT_WALL = 3    # tip beyond the passive inner wall rho = R_max
+FEAT_FACE = 4    # tip behind the passive ring plane, outside the inner wall
+FEAT_EDGE = 5    # tip in the fillet rounding the edge between ring plane and inner wall
 
 # latch state ls[i, :]
 LS_X = 0         # retraction x_L [m] (0 = extended, on the internal stop)
@@ -251,12 +264,85 @@ def stop_solid_contact(x, y, z, stp, j, dn_max):
     :mod:`models._kernels.contact`: the penetration ``depth = Delta_L / sqrt 2`` below the
     nearer face (``FEAT_GUIDE`` or ``FEAT_LOCK``), its normal ``(-sigma, rho_hat) / sqrt 2``
     (active -> passive) and the point itself. No contact outside the triangle
-    ``rho > max(rho_g(x), rho_l(x)), rho <= R_max`` or outside the angular width.
+    ``rho > max(rho_g(x), rho_l(x)), rho <= R_max`` or outside the angular width, except in
+    the passive structure beyond the inner wall when the stop has one (``SP_XWALL`` finite):
+
+    * a point with ``rho > R_max`` and ``x >= x_wall`` inside the angular width with
+      ``x_0 < x < x_back`` is in the stop's base: the depth below the nearer face line;
+    * elsewhere with ``rho > R_max`` and ``x >= x_wall`` (in front of the stop, beside it or
+      behind it) it is in the ring's wall: ``FEAT_WALL``, depth ``rho - R_max``, normal
+      ``(0, rho_hat)``; or, when ``x - x_wall`` is smaller, ``FEAT_FACE``, that depth, normal
+      ``(1, 0, 0)`` (back out through the passive ring plane);
+    * the convex edge where ring plane and wall meet is rounded by a fillet of radius
+      ``r_f = SP_FILLET`` (a torus about ``X``, centre circle ``x_c = x_wall + r_f``,
+      ``rho_c = R_max + r_f``): a point with ``x - x_wall < r_f`` and ``rho - R_max < r_f`` is
+      in contact with the fillet, ``FEAT_EDGE``, depth ``r_f - d_c`` with ``d_c`` its distance
+      to the centre circle in the ``(x, rho)`` half-plane, normal towards that circle
+      (``(x_c - x, rho_c - rho) / d_c`` in ``(X, rho_hat)``); no contact where ``d_c >= r_f``
+      (the rounded-off corner).
+
+    Why the fillet: with a sharp edge the depth ``min(x - x_wall, rho - R_max)`` is
+    continuous but its normal jumps from ``X`` to ``rho_hat`` across the diagonal, so a tip
+    striking the edge gets its force direction from a tie that rounding decides (rotated runs
+    of one docking parted). On the fillet the normal turns continuously; its depth meets the
+    flats' depths on the square's sides. The flats' diagonal ``x - x_wall = rho - R_max``
+    still switches normals beyond the square, at depths above ``r_f``; with ``r_f`` at least
+    the penetration limit that lies beyond the abort depth.
+
+    Why the wall: the stop's ``R_Stop,max`` edge lies on the passive ring's inner wall, which
+    runs from the ring plane ``x_wall`` to the guide face. A laterally offset ring (the petals
+    allow up to their 30 mm base clearance) carries a latch tip, 11 mm inside the wall when
+    centred, beyond the wall radius; without the wall it travelled inside the passive
+    structure unseen and met the stop through the triangle's base, already deeper than the
+    penetration limit below the guide face. With the wall it is pushed in radially (the latch
+    retracts: ``n_L . n_R = cos 30``) and slides along the wall onto the guide face, where the
+    depths agree at the ``R_max`` edge.
     """
     rho = math.sqrt(y * y + z * z)
-    if rho > stp[j, SP_RMAX] or rho < AXIS_EPS:
+    if rho < AXIS_EPS:
         return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
-    if y * stp[j, SP_CPHI] + z * stp[j, SP_SPHI] < rho * stp[j, SP_COSHW]:
+    inside = y * stp[j, SP_CPHI] + z * stp[j, SP_SPHI] >= rho * stp[j, SP_COSHW]
+    if rho > stp[j, SP_RMAX]:
+        xw = stp[j, SP_XWALL]
+        if x < xw:
+            return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
+        x_back = stp[j, SP_XTOP] + stp[j, SP_RMAX] - stp[j, SP_RMIN]
+        if not (inside and stp[j, SP_X0] < x < x_back):
+            # in the passive structure beside or in front of the stop: out through the wall
+            # (radially) or, when nearer, back through the ring plane
+            dw = rho - stp[j, SP_RMAX]
+            df = x - xw
+            rf = stp[j, SP_FILLET]
+            if df < rf and dw < rf:
+                # the fillet: (ax, ar) from the point to the fillet's centre circle
+                ax = rf - df
+                ar = rf - dw
+                dc = math.sqrt(ax * ax + ar * ar)
+                if dc >= rf:
+                    return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
+                if dc < AXIS_EPS:
+                    ax, ar, dc = 1.0, 0.0, 1.0
+                inv = 1.0 / dc
+                nr = ar * inv / rho
+                st = check_penetration(rf - dc, dn_max)
+                return (st, rf - dc, ax * inv, y * nr, z * nr, x, y, z, FEAT_EDGE)
+            if df < dw:
+                st = check_penetration(df, dn_max)
+                return (st, df, 1.0, 0.0, 0.0, x, y, z, FEAT_FACE)
+            inv = 1.0 / rho
+            st = check_penetration(dw, dn_max)
+            return (st, dw, 0.0, y * inv, z * inv, x, y, z, FEAT_WALL)
+        # in the stop's base (behind its faces' R_max edges): out through the nearer face,
+        # depth from the face lines extended (their feet may lie beyond the R_max edges)
+        dg = rho - (stp[j, SP_RMAX] - (x - stp[j, SP_X0]))
+        dlk = rho - (stp[j, SP_RMIN] + (x - stp[j, SP_XTOP]))
+        inv = _SQRT1_2 / rho
+        if dg <= dlk:
+            st = check_penetration(dg * _SQRT1_2, dn_max)
+            return (st, dg * _SQRT1_2, _SQRT1_2, y * inv, z * inv, x, y, z, FEAT_GUIDE)
+        st = check_penetration(dlk * _SQRT1_2, dn_max)
+        return (st, dlk * _SQRT1_2, -_SQRT1_2, y * inv, z * inv, x, y, z, FEAT_LOCK)
+    if not inside:
         return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
     g = point_vs_stop45(x, y, z, stp[j, SP_GUIDE:SP_GUIDE + S45_SIZE], 1e300)
     if g[0] == NONE:
@@ -401,7 +487,8 @@ def latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_nor
     o_ring, o_pass : float64[3]
         Reference points of the moments on the ring and on the passive unit, PU [m].
     full_normal : bool
-        Also transmit the contact force's component normal to the latch axis.
+        Also transmit the contact force's component normal to the latch axis (the unit's
+        run: on, it keeps the energy ledger; off: the paper's axial-only reading).
 
     Returns
     -------

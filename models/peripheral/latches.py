@@ -172,6 +172,17 @@ class Stop:
         whose faces meet at the crest it is ``x_guide + r_max - r_min``; ``from_dict`` derives
         it when absent and refuses a value that differs by more than 1e-9 m (reading: the
         paper's two constants describe one ridge).
+    x_wall : float or None
+        Abscissa where the passive ring's inner wall ``rho = r_max`` begins (the passive ring
+        plane) [m], at most ``x_guide``; latch tips beyond the wall radius behind it are in
+        contact with the wall (see :func:`models._kernels.peripheral_latch.
+        stop_solid_contact`). None: no wall (the bare ridge).
+    fillet : float
+        Radius ``r_f`` [m] of the fillet rounding the convex edge where the ring plane meets
+        the inner wall (default 5 mm, the reference latches' penetration limit, so the
+        flats' normal switch behind the fillet lies beyond the abort depth); 0 leaves the edge
+        sharp. It keeps a tip's contact normal continuous as the tip slides over the edge.
+        Needs ``x_wall + fillet <= x_guide``. Reading: the paper gives no edge geometry.
     """
 
     angle: float
@@ -180,6 +191,8 @@ class Stop:
     r_max: float
     x_guide: float
     x_top: float
+    x_wall: float | None = None
+    fillet: float = 0.005
 
     def __post_init__(self) -> None:
         if not 0.0 < self.half_width < 0.5 * math.pi:
@@ -189,12 +202,20 @@ class Stop:
         if abs(self.x_guide + self.r_max - self.r_min - self.x_top) > 1e-9:
             raise InputError("the 45/45 ridge needs x_top = x_guide + r_max - r_min",
                              key="stop.x_top")
+        if self.x_wall is not None and not self.x_wall <= self.x_guide:
+            raise InputError("the wall must begin in front of the guide face",
+                             key="stop.x_wall")
+        if not (math.isfinite(self.fillet) and self.fillet >= 0.0):
+            raise InputError("must be finite and >= 0", key="stop.fillet")
+        if self.x_wall is not None and not self.x_wall + self.fillet <= self.x_guide:
+            raise InputError("the fillet must fit between the ring plane and the guide face "
+                             "(x_wall + fillet <= x_guide)", key="stop.fillet")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "stop.") -> "Stop":
         """Validate a stop table; errors name ``prefix + key``."""
-        _keys(d, {"angle", "half_width", "r_min", "r_max", "x_guide", "x_top", "source"},
-              prefix)
+        _keys(d, {"angle", "half_width", "r_min", "r_max", "x_guide", "x_top", "x_wall",
+                  "fillet", "source"}, prefix)
         hw = _num(d, "half_width", prefix, positive=True)
         if hw >= 0.5 * math.pi:
             raise InputError("must be below pi/2", key=prefix + "half_width")
@@ -209,8 +230,21 @@ class Stop:
             if abs(given - x_top) > 1e-9:
                 raise InputError(f"the 45/45 ridge needs x_top = x_guide + r_max - r_min = "
                                  f"{x_top!r}", key=prefix + "x_top")
+        x_wall = None
+        if "x_wall" in d:
+            x_wall = _num(d, "x_wall", prefix)
+            if x_wall > xg:
+                raise InputError("must not exceed x_guide", key=prefix + "x_wall")
+        fillet = 0.005
+        if "fillet" in d:
+            fillet = _num(d, "fillet", prefix)
+            if not fillet >= 0.0:
+                raise InputError("must be >= 0", key=prefix + "fillet")
+            if x_wall is not None and x_wall + fillet > xg:
+                raise InputError("must fit between x_wall and x_guide (x_wall + fillet <= "
+                                 "x_guide)", key=prefix + "fillet")
         return cls(angle=_num(d, "angle", prefix), half_width=hw, r_min=r_min, r_max=r_max,
-                   x_guide=xg, x_top=x_top)
+                   x_guide=xg, x_top=x_top, x_wall=x_wall, fillet=fillet)
 
     def packed(self) -> np.ndarray:
         """The stop's row of the kernel table (``SP_*``, with both faces as 45-degree
@@ -223,6 +257,8 @@ class Stop:
         row[_k.SP_RMAX] = self.r_max
         row[_k.SP_X0] = self.x_guide
         row[_k.SP_XTOP] = self.x_top
+        row[_k.SP_XWALL] = math.inf if self.x_wall is None else self.x_wall
+        row[_k.SP_FILLET] = 0.0 if self.x_wall is None else self.fillet
         x_back = self.x_top + (self.r_max - self.r_min)
         for off, rho0, x0, sigma, xlo, xhi in (
                 (_k.SP_GUIDE, self.r_max, self.x_guide, -1.0, self.x_guide, self.x_top),

@@ -265,7 +265,8 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
         g = row[L.ST_GUIDE:L.ST_GUIDE + ck.S45_SIZE]
         stops.append(Stop(angle=float(row[L.ST_AZ]), half_width=float(row[L.ST_HW]),
                           r_min=float(g[ck.S45_RCREST]), r_max=float(g[ck.S45_RHO0]),
-                          x_guide=float(g[ck.S45_X0]), x_top=float(g[ck.S45_XCREST])))
+                          x_guide=float(g[ck.S45_X0]), x_top=float(g[ck.S45_XCREST]),
+                          x_wall=float(geo.passive_plane[ck.PL_X])))
     sensors = [sc.sensor] * geo.sensors.shape[0]
     table, toff, hi, hf = sc.mechanism.absorber_arrays()
     arrays = (geo.active_fans, geo.passive_fans, geo.active_edges, geo.passive_edges,

@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 
 from models._kernels import peripheral_run_layout as R
-from models.errors import SimulationError
 from models.peripheral.simulate import load_scenario, pack, simulate
 from models.probe_cone.config import InitialConditions
 
@@ -279,12 +278,12 @@ def _draws(n, seed=18):
     return out
 
 
-@pytest.mark.parametrize("k", [pytest.param(0, marks=pytest.mark.xfail(
-    strict=True, raises=SimulationError,
-    reason="open: draw 0 aborts, latch / guide face penetration limit (5 mm) at t = 1.77 s")),
-    *range(1, 8)])
+@pytest.mark.parametrize("k", range(8))
 def test_energy_ledger_random_captures(scenario, k):
-    # acceptance: the ledger closes within 1 % of the initial kinetic energy at every sample
+    # acceptance: the ledger closes within 1 % of the initial kinetic energy at every sample.
+    # Draw 0 carries latch 3's tip 6.6 mm beyond the passive inner wall radius: it must slide
+    # along the wall onto the guide face, not abort on the 5 mm penetration limit after
+    # entering the stop through its base
     tr = simulate(scenario, _draws(8)[k], duration=5.0)
     c = tr.channels
     assert tr.events["capture"] < 5.0
@@ -305,11 +304,12 @@ def test_latch_ledger_on_slow_approach(scenario):
     assert np.max(np.abs(m)) < 0.01 * tr["energy_latch"].max()
 
 
-@pytest.mark.xfail(strict=True, reason="open: in captures at 0.06-0.1 m/s the latch totals "
-                   "and latch_work part by up to 0.74 J (of ~1 J peak latch energy), cause not "
-                   "found yet; the vehicles' ledger above still closes")
 def test_latch_ledger_random_captures(scenario):
-    for ic in _draws(8)[1:]:
+    # 5 % of the peak latch energy bounds the held-force lag and the latch inertia that the
+    # quasi-static transmission leaves out when contacts begin at zero depth (found: 0.04 J of
+    # 1.2-2.7 J). A tip entering the stop through its base at 1.3 mm depth was kicked to
+    # 1.6 m/s by a 1.3 kN contact force the vehicles never felt (draw 7: 0.74 J, draw 6: 2.2 J).
+    for ic in _draws(8):
         tr = simulate(scenario, ic, duration=5.0)
         m = _latch_mismatch(tr.channels)
         assert np.max(np.abs(m)) < 0.05 * tr["energy_latch"].max() + 1e-3

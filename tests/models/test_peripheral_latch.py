@@ -648,3 +648,130 @@ def test_direct_construction_is_validated_too():
     with pytest.raises(InputError) as e:
         L.Stop(angle=0.0, half_width=0.1, r_min=0.8, r_max=0.85, x_guide=0.0, x_top=0.06)
     assert e.value.key == "stop.x_top"
+
+
+# ---- the passive inner wall in front of, beside and behind the stop ------------------------
+X_WALL = -0.03
+
+
+def _walled():
+    return L.pack_stops(L.stops_from_list([{"angle": PHI_S, "half_width": HALF_W,
+                                            "r_min": R_MIN, "r_max": R_MAX,
+                                            "x_guide": X_GUIDE, "x_wall": X_WALL}]))
+
+
+@pytest.mark.parametrize("x, rho, phi, feat, depth, normal", [
+    # in front of the guide face, 4 mm beyond the wall radius, 25 mm behind the ring plane
+    (-0.005, R_MAX + 0.004, PHI_S, K.FEAT_WALL, 0.004, (0.0, 1.0)),
+    # beside the stop (outside its angular width), behind the crest: wall
+    (0.06, R_MAX + 0.002, PHI_S + HALF_W + 0.1, K.FEAT_WALL, 0.002, (0.0, 1.0)),
+    # 1 mm behind the ring plane, 8 mm beyond the wall (past the 5 mm fillet): the plane
+    (X_WALL + 0.001, R_MAX + 0.008, PHI_S, K.FEAT_FACE, 0.001, (1.0, 0.0)),
+    # 3 mm beyond the wall, 8 mm behind the plane (past the fillet): the wall
+    (X_WALL + 0.008, R_MAX + 0.003, PHI_S, K.FEAT_WALL, 0.003, (0.0, 1.0)),
+    # in the stop's base just behind its R_max edge: below the guide face line
+    (X_GUIDE + 0.002, R_MAX + 0.001, PHI_S, K.FEAT_GUIDE, 0.003 * S2, (S2, S2)),
+])
+def test_wall_closed_forms(x, rho, phi, feat, depth, normal):
+    # depths and normals by hand: wall rho - R_max, plane x - x_wall, guide line
+    # (rho - (R_max - (x - x_0))) / sqrt 2; normals (n_x, n_rho) active -> passive
+    p = _pt(x, rho, phi)
+    st, dn, nx, ny, nz, px, py, pz, f = K.stop_solid_contact(*p, _walled(), 0, 1.0)
+    assert st == CONTACT and f == feat
+    assert dn == pytest.approx(depth, rel=1e-9, abs=1e-12)
+    n = np.array([nx, ny, nz])
+    assert np.allclose(n, normal[0] * np.array([1.0, 0, 0]) + normal[1] * _rhat(phi),
+                       atol=1e-12)
+
+
+def test_wall_is_continuous_onto_the_guide_face():
+    # a tip sliding along the wall at 1 mm beyond it meets the guide face at the R_max edge
+    # with the same penetration scale: depth 1 mm on the wall, 1/sqrt 2 mm just past the edge
+    # (the face is 45 deg), never the jump to the full triangle depth of the bare ridge
+    stp = _walled()
+    xs = np.linspace(X_WALL + 0.002, X_GUIDE + 0.003, 200)
+    d = np.array([K.stop_solid_contact(*_pt(x, R_MAX + 0.001), stp, 0, 1.0)[1] for x in xs])
+    assert np.all(d > 0.0) and d.max() < 0.001 + 0.003 * S2 + 1e-12
+    # without the wall the same path has no contact in front of the face and none past it
+    # while rho > R_max: the tip could later enter through the base at any depth
+    bare = np.array([K.stop_solid_contact(*_pt(x, R_MAX + 0.001), _stops(), 0, 1.0)[0]
+                     for x in xs])
+    assert np.all(bare == NONE)
+
+
+def test_wall_without_x_wall_and_validation():
+    # no x_wall: the bare ridge (no contact beyond R_max), as before
+    p = _pt(-0.005, R_MAX + 0.004)
+    assert K.stop_solid_contact(*p, _stops(), 0, 1.0)[0] == NONE
+    with pytest.raises(InputError) as e:
+        L.stops_from_list([{"angle": 0.0, "half_width": 0.1, "r_min": R_MIN, "r_max": R_MAX,
+                            "x_guide": 0.0, "x_wall": 0.01}])
+    assert e.value.key == "stops[0].x_wall"
+
+
+# ---- the fillet rounding the ring plane / inner wall edge ----------------------------------
+RF = 0.005  # the default fillet radius [m]
+
+
+@pytest.mark.parametrize("u, w", [(0.0005, 0.001), (0.002, 0.003), (0.004, 0.0035), (0.0049, 0.0001),
+                                  (0.0025, 0.0025)])
+def test_fillet_closed_form(u, w):
+    # a point u behind the ring plane, w beyond the wall (both < r_f): depth r_f - d_c with
+    # d_c = |(r_f - u, r_f - w)|, normal (r_f - u, r_f - w) / d_c in (X, rho_hat); or no
+    # contact in the rounded-off corner (d_c >= r_f). Exact up to rounding (1e-12 m).
+    p = _pt(X_WALL + u, R_MAX + w, PHI_S + 0.3)
+    st, dn, nx, ny, nz, px, py, pz, f = K.stop_solid_contact(*p, _walled(), 0, 1.0)
+    dc = math.hypot(RF - u, RF - w)
+    if dc >= RF:
+        assert st == NONE
+        return
+    assert st == CONTACT and f == K.FEAT_EDGE
+    assert dn == pytest.approx(RF - dc, abs=1e-12)
+    n = (RF - u) / dc * np.array([1.0, 0, 0]) + (RF - w) / dc * _rhat(PHI_S + 0.3)
+    assert np.allclose([nx, ny, nz], n, atol=1e-12)
+
+
+def test_fillet_normal_is_continuous_across_the_diagonal():
+    # a tip crossing the corner quadrant's diagonal at 1 mm depth: with the sharp edge the
+    # normal jumps by |X - rho_hat| = sqrt 2; on the fillet each step of h (arc length at
+    # radius r_f - 1 mm) turns it by at most h / (r_f - 1 mm) (+ rounding). Also the depth
+    # joins the flats' depths where the path leaves the square (continuity of the contact).
+    d = 0.001
+    a = np.linspace(-0.3, 0.5 * math.pi + 0.3, 401)
+    rc = RF - d
+    pts = []
+    for ang in a:   # a path at depth d parallel to the rounded surface, arc length rc * da
+        if ang < 0.0:                   # on the face flat, sliding towards the edge
+            uu, ww = d, RF - rc * ang
+        elif ang > 0.5 * math.pi:       # on the wall flat, away from the edge
+            uu, ww = RF + rc * (ang - 0.5 * math.pi), d
+        else:                           # on the fillet
+            uu, ww = RF - rc * math.cos(ang), RF - rc * math.sin(ang)
+        pts.append((uu, ww))
+    stp = _walled()
+    out = [K.stop_solid_contact(*_pt(X_WALL + uu, R_MAX + ww, PHI_S + 0.3), stp, 0, 1.0)
+           for uu, ww in pts]
+    assert all(o[0] == CONTACT for o in out)
+    dn = np.array([o[1] for o in out])
+    assert np.allclose(dn, d, atol=1e-12)
+    n = np.array([o[2:5] for o in out])
+    h = rc * (a[1] - a[0])
+    jump = np.linalg.norm(np.diff(n, axis=0), axis=1)
+    assert jump.max() <= h / rc * (1 + 1e-9) + 1e-12
+    assert np.allclose(n[0], [1.0, 0, 0], atol=1e-12)
+    assert np.allclose(n[-1], _rhat(PHI_S + 0.3), atol=1e-12)
+
+
+def test_sharp_edge_when_fillet_zero_and_fillet_validation():
+    # fillet 0: the sharp edge, min(x - x_wall, rho - R_max) with the normal switch
+    stp = L.pack_stops(L.stops_from_list([{"angle": PHI_S, "half_width": HALF_W,
+                                           "r_min": R_MIN, "r_max": R_MAX, "x_guide": X_GUIDE,
+                                           "x_wall": X_WALL, "fillet": 0.0}]))
+    st, dn, *_, f = K.stop_solid_contact(*_pt(X_WALL + 0.001, R_MAX + 0.002), stp, 0, 1.0)
+    assert st == CONTACT and f == K.FEAT_FACE and dn == pytest.approx(0.001, abs=1e-12)
+    for bad in (-0.001, X_GUIDE - X_WALL + 0.001):
+        with pytest.raises(InputError) as e:
+            L.stops_from_list([{"angle": 0.0, "half_width": 0.1, "r_min": R_MIN,
+                                "r_max": R_MAX, "x_guide": X_GUIDE, "x_wall": X_WALL,
+                                "fillet": bad}])
+        assert e.value.key == "stops[0].fillet"
