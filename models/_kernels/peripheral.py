@@ -19,8 +19,10 @@ Model
 * Contacts every stage, in PU axes, with the penalty law of digest 5 (``P[P_LAW:]``, friction
   regularised as in the probe-cone unit): active fans vs the passive inner circle and passive
   fans vs the active inner circle (``fan_vs_circle``, dichotomy or, with ``P_EXHAUSTIVE``,
-  brute force), active vs passive side-face edges (segment-segment), edges vs the mating inner
-  circle (segment-circle), ring-plane points of each ring vs the other ring plane. Reading:
+  brute force), active vs passive side-face edges (segment-segment, the force at the middle
+  of the common perpendicular so that the contact does not depend on which ring is active),
+  edges vs the mating inner circle (segment-circle), ring-plane points of each ring vs the
+  other ring plane. Reading:
   the digest lists only the active points vs the passive plane (9.4); by the unit's androgyny
   the passive points vs the active plane are added, which changes nothing while the active
   points carry the load and keeps a tilted mated ring from passing through.

@@ -283,9 +283,16 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
                                      ep[j, 0], ep[j, 1], ep[j, 2], ep[j, 3], ep[j, 4], ep[j, 5],
                                      dn_max)
             # reading: a common perpendicular longer than the admissible penetration is two
-            # edges side by side (interleaved petals), not a crossing: no contact
+            # edges side by side (interleaved petals), not a crossing: no contact.
+            # Reading: the force acts at the midpoint of the common perpendicular, not at the
+            # passive foot C_P (digest 7.7): the only point that does not depend on which
+            # ring is called active, so swapping the rings mirrors the friction too
+            # (tests/models/test_peripheral_androgyny.py); the normal force and its work
+            # are the same at either point
             if res[0] == CONTACT:
-                _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
+                hd = 0.5 * res[1]
+                _apply(res[1], res[2], res[3], res[4], res[5] + hd * res[2],
+                       res[6] + hd * res[3], res[7] + hd * res[4], P, sc)
                 n += 1
         res = segment_vs_circle(ea[i, 0], ea[i, 1], ea[i, 2], ea[i, 3], ea[i, 4], ea[i, 5], cp,
                                 dn_max)
