@@ -32,7 +32,7 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["Channel", "BatchRunner", "DockingUnit", "register_unit", "get_unit", "unit_names",
+__all__ = ["Channel", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit", "register_unit", "get_unit", "unit_names",
            "all_channels", "CHANNEL_KINDS"]
 
 #: kinds of channel: a continuous sensor or history, a 0/1 flag (compared through its
@@ -80,6 +80,48 @@ class Channel:
     def file_unit(self) -> str:
         """The unit written into files (``"0/1"`` for a flag)."""
         return "0/1" if self.binary else self.unit
+
+
+
+def vehicle_channels(add) -> None:
+    """Add the channels every docking unit shares through ``add(name, unit, kind, text,
+    sensor=False, rng=None)``: both vehicles' body rates (telemetered gyros), the relative
+    state of the active unit in the passive unit frame, and the interface force and moment
+    on the passive unit (about its origin)."""
+    for body in ("active", "passive"):
+        for a in "xyz":
+            add(f"{body}_rate_{a}", "rad/s", "rate", f"{body} vehicle body rate about {a}",
+                True, (-1.0, 1.0))
+    for a in "xyz":
+        add(f"rel_pos_{a}", "m", "continuous", f"active unit origin in the passive unit "
+            f"frame, {a}")
+        add(f"rel_vel_{a}", "m/s", "continuous", f"relative velocity, {a}")
+    for a in ("roll", "pitch", "yaw"):
+        add(f"rel_{a}", "rad", "continuous", f"relative attitude, {a}")
+    for a in "xyz":
+        add(f"rel_rate_{a}", "rad/s", "continuous", f"relative angular rate, {a}")
+    for a in "xyz":
+        add(f"interface_force_{a}", "N", "continuous", f"interface force on the passive "
+            f"unit, {a}")
+    for a in "xyz":
+        add(f"interface_moment_{a}", "N m", "continuous", f"interface moment about the "
+            f"passive unit origin, {a}")
+
+
+def ledger_channels(add, energies, works=()) -> None:
+    """Add the energy-ledger and momentum channels through ``add``: ``energy_<name>`` [J] for
+    each ``(name, text)`` of ``energies`` (the unit's own terms), ``thrust_work`` and the
+    unit's other external works ``works`` (``(name, text)``) [J], then the total linear
+    [kg m/s] and angular [kg m^2/s] momenta (diagnostics of conservation)."""
+    for e, text in energies:
+        add(f"energy_{e}", "J", "continuous", text)
+    add("thrust_work", "J", "continuous", "work done by the thrust")
+    for w, text in works:
+        add(w, "J", "continuous", text)
+    for a in "xyz":
+        add(f"momentum_{a}", "kg m/s", "continuous", f"total linear momentum, {a}")
+    for a in "xyz":
+        add(f"angular_momentum_{a}", "kg m^2/s", "continuous", f"total angular momentum, {a}")
 
 
 class BatchRunner(Protocol):

@@ -28,7 +28,7 @@ from models._kernels import peripheral_run_layout as R
 from models.batch import KernelBatch
 from models.errors import InputError
 from models.peripheral import simulate as ps
-from models.unit import Channel, DockingUnit
+from models.unit import Channel, DockingUnit, ledger_channels, vehicle_channels
 
 __all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAMETERS",
            "telemetry_guess"]
@@ -89,39 +89,17 @@ def _channels() -> dict[str, Channel]:
         "stop", True, (0.0, 1.0))
     for i in range(1, 7):
         add(f"latch_{i}", "", "binary", f"latch {i} behind its stop", True, (0.0, 1.0))
-    for body in ("active", "passive"):
-        for a in "xyz":
-            add(f"{body}_rate_{a}", "rad/s", "rate", f"{body} vehicle body rate about {a}",
-                True, (-1.0, 1.0))
-    for a in "xyz":
-        add(f"rel_pos_{a}", "m", "continuous", f"active unit origin in the passive unit "
-            f"frame, {a}")
-        add(f"rel_vel_{a}", "m/s", "continuous", f"relative velocity, {a}")
-    for a in ("roll", "pitch", "yaw"):
-        add(f"rel_{a}", "rad", "continuous", f"relative attitude, {a}")
-    for a in "xyz":
-        add(f"rel_rate_{a}", "rad/s", "continuous", f"relative angular rate, {a}")
-    for a in "xyz":
-        add(f"interface_force_{a}", "N", "continuous", f"interface force on the passive "
-            f"unit, {a}")
-    for a in "xyz":
-        add(f"interface_moment_{a}", "N m", "continuous", f"interface moment about the "
-            f"passive unit origin, {a}")
-    for e, text in (("kinetic", "kinetic energy of both vehicles and the ring"),
-                    ("stored", "energy stored in the leg springs and stops, contacts and "
-                     "sensor springs"), ("dissipated_brake", "work of the leg brakes"),
-                    ("dissipated_dampers", "leg damper dissipation"),
-                    ("dissipated_contact", "contact dissipation"),
-                    ("latch", "latch springs and latch kinetic energy"),
-                    ("dissipated_latch", "latch dissipation (implicit Euler and stops)")):
-        add(f"energy_{e}", "J", "continuous", text)
-    add("thrust_work", "J", "continuous", "work done by the thrust")
-    add("latch_work", "J", "continuous", "work of the held latch forces on the vehicles and "
-        "the ring")
-    for a in "xyz":
-        add(f"momentum_{a}", "kg m/s", "continuous", f"total linear momentum, {a}")
-    for a in "xyz":
-        add(f"angular_momentum_{a}", "kg m^2/s", "continuous", f"total angular momentum, {a}")
+    vehicle_channels(add)
+    ledger_channels(add, (("kinetic", "kinetic energy of both vehicles and the ring"),
+                          ("stored", "energy stored in the leg springs and stops, contacts "
+                           "and sensor springs"),
+                          ("dissipated_brake", "work of the leg brakes"),
+                          ("dissipated_dampers", "leg damper dissipation"),
+                          ("dissipated_contact", "contact dissipation"),
+                          ("latch", "latch springs and latch kinetic energy"),
+                          ("dissipated_latch", "latch dissipation (implicit Euler and stops)")),
+                    (("latch_work", "work of the held latch forces on the vehicles and the "
+                      "ring"),))
     missing = set(ps.CHANNELS) - {"t"} - set(out)
     assert not missing, missing
     return out

@@ -16,7 +16,7 @@ import numpy as np
 
 from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
 from models.probe_cone.simulate import CHANNELS, EVENT_NAMES, PARAMETERS, BatchModel, simulate
-from models.unit import Channel, DockingUnit
+from models.unit import Channel, DockingUnit, ledger_channels, vehicle_channels
 
 __all__ = ["ProbeConeUnit", "UNIT", "peak_stroke_velocity"]
 
@@ -40,35 +40,13 @@ def _channels() -> dict[str, Channel]:
         add(flag, "", "binary", text, True, (0.0, 1.0))
     for i in range(1, 5):
         add(f"latch_{i}", "", "binary", f"latch {i} triggered", True, (0.0, 1.0))
-    for body in ("active", "passive"):
-        for a in "xyz":
-            add(f"{body}_rate_{a}", "rad/s", "rate", f"{body} vehicle body rate about {a}",
-                True, (-1.0, 1.0))
-    for a in "xyz":
-        add(f"rel_pos_{a}", "m", "continuous", f"active unit origin in the passive unit "
-            f"frame, {a}")
-        add(f"rel_vel_{a}", "m/s", "continuous", f"relative velocity, {a}")
-    for a in ("roll", "pitch", "yaw"):
-        add(f"rel_{a}", "rad", "continuous", f"relative attitude, {a}")
-    for a in "xyz":
-        add(f"rel_rate_{a}", "rad/s", "continuous", f"relative angular rate, {a}")
-    for a in "xyz":
-        add(f"interface_force_{a}", "N", "continuous", f"interface force on the passive "
-            f"unit, {a}")
-    for a in "xyz":
-        add(f"interface_moment_{a}", "N m", "continuous", f"interface moment about the "
-            f"passive unit origin, {a}")
-    for e, text in (("kinetic", "kinetic energy of all bodies"), ("stored", "energy stored in "
-                    "springs and contacts"), ("dissipated_brake", "work of the friction brake"),
-                    ("dissipated_dampers", "viscous damper dissipation"),
-                    ("dissipated_hysteresis", "hysteresis dissipation of the springs"),
-                    ("dissipated_contact", "contact dissipation")):
-        add(f"energy_{e}", "J", "continuous", text)
-    add("thrust_work", "J", "continuous", "work done by the thrust")
-    for a in "xyz":
-        add(f"momentum_{a}", "kg m/s", "continuous", f"total linear momentum, {a}")
-    for a in "xyz":
-        add(f"angular_momentum_{a}", "kg m^2/s", "continuous", f"total angular momentum, {a}")
+    vehicle_channels(add)
+    ledger_channels(add, (("kinetic", "kinetic energy of all bodies"),
+                          ("stored", "energy stored in springs and contacts"),
+                          ("dissipated_brake", "work of the friction brake"),
+                          ("dissipated_dampers", "viscous damper dissipation"),
+                          ("dissipated_hysteresis", "hysteresis dissipation of the springs"),
+                          ("dissipated_contact", "contact dissipation")))
     add("absorber_axial_force", "N", "continuous", "axial absorber force on the stroke")
     add("absorber_pitch_moment", "N m", "continuous", "lateral absorber moment on the gimbal "
         "pitch")
