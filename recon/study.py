@@ -385,6 +385,8 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
                              "workers": workers, "scheduler": scheduler},
                 "seed": settings.seed, "versions": versions(),
                 "wall_s": round(time.time() - t0, 1),
+                "flights_resumed": None if doc is None else sum(
+                    1 for f in doc["flights"].values() if f.get("resumed")),
                 "campaign": None if doc is None else doc.get("counts")}
         write_json(body, path)
         return body

@@ -84,7 +84,10 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
         items.append(("likelihood ratio of the truth: mean (dof), inside chi2 95 %",
                       f"{lr['mean']:.1f} ({lr['dof']}), {lr['inside95']:.2f}"))
         items.append(("search failures (LR < 0)", str(lr["search_failures"])))
-    items.append(("wall time", f"{doc.get('wall_s', 0.0) / 60:.1f} min"))
+    kept = doc.get("flights_resumed") or 0
+    items.append(("wall time of the last run" if kept else "wall time",
+                  f"{doc.get('wall_s', 0.0) / 60:.1f} min"
+                  + (f" ({kept} flights kept from an earlier run)" if kept else "")))
     verdict = (Paragraph("Coverage low for the table as a whole (one-sided binomial, "
                          f"Bonferroni at 5 %): {', '.join(low)}.", "warning") if low else
                Paragraph("No parameter's coverage is low for the table as a whole "

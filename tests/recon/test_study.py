@@ -160,13 +160,15 @@ def test_calibration_report_renders(tmp_path):
         r.update(method="importance", ess=500.0, status="ok")
     doc = {"kind": "calibration", **coverage(recs, ["v"]), "free": ["v"], "flights": recs,
            "settings": {"study": {"records": "cut", "options": {}}}, "seed": 1,
-           "versions": {}, "wall_s": 60.0}
+           "versions": {}, "wall_s": 60.0, "flights_resumed": 2}
     (tmp_path / "calibration.json").write_text(json.dumps(doc))
     paths = rebuild_report(tmp_path)
     html = (tmp_path / "report.html").read_text()
     assert {p.name for p in paths} == {"report.html", "report.pdf"}
     assert "Calibration study (coverage low)" in html
     assert "low (family-wise)" in html and html.count("<img") >= 3
+    # a resumed study's wall time is its last run's, and the report says so
+    assert "wall time of the last run" in html and "2 flights kept from an earlier run" in html
 
 
 @pytest.mark.slow
@@ -202,5 +204,6 @@ def test_study_on_two_workers_scores_every_flight_and_resumes(cli_run, tmp_path)
     assert stamps == {p: p.stat().st_mtime_ns for p in out.glob("cal*/result.json")}
     doc2 = json.loads((out / "calibration.json").read_text())
     assert doc2["table"] == doc["table"] and doc2["flights"] == doc["flights"]
+    assert doc["flights_resumed"] == 0 and doc2["flights_resumed"] == 3
     bad = cli_run(*args[:-2], "--resume", "--workers", 1, "--seed", 6)
     assert bad.exit_code == 2 and "other settings" in bad.stderr
