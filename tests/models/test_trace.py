@@ -135,11 +135,12 @@ def test_traced_forces_add_up_to_the_interface_force_and_legs_are_the_channels(t
 
 def test_contact_rows_hold_the_law_and_the_geometry(traced):
     """A contact row's force is the law of digest 5 on its own penetration and relative
-    velocity (re-derived here in numpy for the linear model: normal k dn + c dn', friction
-    opposing the tangential slip), and its normal is a unit vector."""
-    law = traced.trace.settings  # noqa: F841 (the law comes from the scenario below)
+    velocity, re-derived here in numpy for the linear model: ``f_n = max(0, k dn + c n.v)``,
+    friction ``mu f_n v_T / sqrt(|v_T|^2 + v_eps^2)`` along the active point's slip; its
+    normal is a unit vector. Tolerance 1e-9 relative: the same formula in another order."""
     scn = ps.load_scenario("reference")
-    k, c = scn.contact.stiffness, scn.contact.damping
+    law = scn.contact
+    k, c, mu, ve = law.stiffness, law.damping, law.friction, law.friction_velocity
     rows = traced.trace.rows
     sel = rows[(rows[:, TL.TR_ROUTINE] <= TL.R_POINT_ACTIVE_PLANE)
                & (rows[:, TL.TR_STATUS] == ck.CONTACT)]
@@ -155,9 +156,12 @@ def test_contact_rows_hold_the_law_and_the_geometry(traced):
     # normal force: the projection of f on n (friction is tangential)
     np.testing.assert_allclose((f * n).sum(axis=1), fn, rtol=1e-9, atol=1e-9)
     if scn.contact.model == "linear":
-        vn = -(rv * n).sum(axis=1)      # closing rate of the penetration
+        vn = (rv * n).sum(axis=1)       # rate of the penetration
         expect = np.maximum(k * dn + c * vn, 0.0)
         np.testing.assert_allclose(fn, expect, rtol=1e-9, atol=1e-6)
+        vt = rv - vn[:, None] * n
+        fric = mu * expect[:, None] * vt / np.sqrt((vt ** 2).sum(axis=1) + ve ** 2)[:, None]
+        np.testing.assert_allclose(f, expect[:, None] * n + fric, rtol=1e-9, atol=1e-6)
 
 
 def test_abort_names_time_pair_and_the_window_that_traces_it(scn):
