@@ -110,12 +110,20 @@ def no_trace_buffers() -> tuple[np.ndarray, np.ndarray]:
     return np.empty((0, TL.TR_NCOL)), np.zeros(TL.TRN_SIZE, dtype=np.int64)
 
 
-def rerun_hint(t_fail: float, span: float = HINT_SPAN) -> str:
-    """The ``--trace`` option that records the ``span`` [s] before a failure at ``t_fail``
-    [s] (and one step-size margin after it)."""
+def rerun_hint(t_fail: float, step: float, span: float = HINT_SPAN) -> str:
+    """The ``--trace`` option that records the ``span`` [s] before a failure in the step that
+    starts at ``t_fail`` [s], and that whole step (its last stage is at ``t_fail + h``; ``step``
+    [s] is the unit's longest step)."""
     t0 = max(0.0, t_fail - span)
-    t1 = t_fail + 1e-4
-    return f"--trace {t0:.6g}:{t1:.6g}"
+    t1 = t_fail + step
+    return f"--trace {_fmt(t0, 'floor')}:{_fmt(t1, 'ceil')}"
+
+
+def _fmt(t: float, how: str) -> str:
+    """``t`` [s] with 6 decimals (1 us), rounded outwards so the window keeps its ends."""
+    q = (math.floor if how == "floor" else math.ceil)(t * 1e6 - (1e-6 if how == "ceil" else
+                                                                   -1e-6)) / 1e6
+    return f"{q:.6f}".rstrip("0").rstrip(".") if q else "0"
 
 
 @dataclass(frozen=True, eq=False)

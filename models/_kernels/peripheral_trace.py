@@ -23,26 +23,16 @@ from models._kernels import hysteresis as hk
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
 from models._kernels.contact_force import contact_force
-from models._kernels.contact_layout import C_BX, C_UX, NONE, TW_O, TW_SIZE, TW_V, TW_W
+from models._kernels.contact_layout import C_BX, C_UX, NONE, TW_SIZE
 from models._kernels.trace_layout import (
     G_CONTACT, G_LATCH, G_MECHANISM, R_CAPTURE, R_EDGE_EDGE, R_LATCH_BETWEEN, R_LATCH_STAGE,
     R_LATCH_STAGE_TOTAL, R_LEG_FORCES, R_LEGS_BETWEEN, R_RING, R_SENSOR, TR_V0, TX_SAVE,
-    trace_open, traced)
+    point_velocity as _vel, trace_open, traced)
 
 __all__ = ["contact_row", "fan_row", "seg_seg_row", "seg_circle_row", "point_row",
            "legs_row", "save_shifts", "legs_between_row", "ring_row", "save_latches",
            "latches_between_row", "save_acc", "latches_stage_row", "sensors_row",
            "capture_row"]
-
-
-@njit(**NJIT)
-def _vel(tw, o, px, py, pz):
-    """Velocity (PU) of the point ``p`` of the body whose twist starts at ``tw[o]`` (the same
-    arithmetic as :func:`models._kernels.peripheral_stage.point_velocity`)."""
-    rx = px - tw[o + TW_O]; ry = py - tw[o + TW_O + 1]; rz = pz - tw[o + TW_O + 2]
-    wx = tw[o + TW_W]; wy = tw[o + TW_W + 1]; wz = tw[o + TW_W + 2]
-    return (tw[o + TW_V] + wy * rz - wz * ry, tw[o + TW_V + 1] + wz * rx - wx * rz,
-            tw[o + TW_V + 2] + wx * ry - wy * rx)
 
 
 @njit(**NJIT)

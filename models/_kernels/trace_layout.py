@@ -20,8 +20,10 @@ indices (-1: none), ``TR_STATUS`` the routine's status (contacts: the detector's
 
 :data:`ROUTINES` maps each code to ``(group, name, fields, units)``: the name of every value
 column of the routine, in order, and its unit (SI; ``"1"`` for flags and pure numbers).
-Frames: the peripheral unit's contact and latch quantities are in PU axes (positions from the
-PU origin), its leg unit vectors in AU axes.
+Frames: both units' contact and latch quantities are in PU axes (positions from the PU
+origin); the peripheral unit's leg unit vectors are in AU axes. The probe-cone hysteresis
+elements' coordinates are the stroke [m], the housing tangents ``psi``, ``theta`` [-] and
+the torsion angle [rad] (element 0-3), with their rates.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from models._kernels import NJIT
+from models._kernels.contact_layout import TW_O, TW_V, TW_W
 
 __all__ = [
     "TR_T", "TR_STEP", "TR_STAGE", "TR_ROUTINE", "TR_I", "TR_J", "TR_STATUS", "TR_V0", "TR_NV",
@@ -39,7 +42,11 @@ __all__ = [
     "R_EDGE_PASSIVE_CIRCLE", "R_POINT_PASSIVE_PLANE", "R_POINT_ACTIVE_PLANE",
     "R_LATCH_BETWEEN", "R_LATCH_STAGE", "R_LATCH_STAGE_TOTAL", "R_SENSOR", "R_CAPTURE",
     "R_LEG_FORCES", "R_LEGS_BETWEEN", "R_RING",
+    "R_PC_HEAD", "R_PC_HOUSING", "R_PC_PAD_MOUTH", "R_PC_LATCH_SLOT", "R_PC_PLUNGER",
+    "R_PC_SENSOR_FRICTION",
+    "R_PC_MECHANISM", "R_PC_ELEMENTS",
     "CONTACT_OUT", "ROUTINES", "group_mask", "trace_stage", "traced", "trace_open",
+    "point_velocity",
 ]
 
 # ---- columns of tr --------------------------------------------------------------------------
@@ -94,6 +101,17 @@ R_CAPTURE = 24
 R_LEG_FORCES = 30
 R_LEGS_BETWEEN = 31
 R_RING = 32
+# probe-cone unit: contact group
+R_PC_HEAD = 101         # head sphere vs the receiving cone, socket and bottom
+R_PC_HOUSING = 102      # limiter-pad end point or alignment roller vs the cone
+R_PC_PAD_MOUTH = 103    # limiter-pad segment vs the mouth circle
+R_PC_LATCH_SLOT = 104   # triggered latch's reverse segment vs its socket slot
+# probe-cone unit: latch group
+R_PC_PLUNGER = 120      # latch / capture-sensor plunger between steps
+R_PC_SENSOR_FRICTION = 121  # capture sensors' axial friction on the socket wall after capture
+# probe-cone unit: mechanism group
+R_PC_MECHANISM = 130    # stroke, gimbal and torsion coordinates and the absorber forces
+R_PC_ELEMENTS = 131     # hysteresis elements' states between steps
 
 _XYZ = ("x", "y", "z")
 
@@ -157,6 +175,27 @@ _TABLE = {
               ("q6", "rad"), *_v("force_ext", "N"), *_v("moment_ext", "N m"),
               ("ddq1", "m/s^2"), ("ddq2", "m/s^2"), ("ddq3", "m/s^2"), ("ddq4", "rad/s^2"),
               ("ddq5", "rad/s^2"), ("ddq6", "rad/s^2"))),
+    R_PC_HEAD: ("contact", "head_vs_cone",
+                _contact((*_v("centre", "m"), ("radius", "m"), ("feature", "1")))),
+    R_PC_HOUSING: ("contact", "housing_vs_cone",
+                   _contact((*_v("centre", "m"), ("radius", "m"), ("feature", "1")))),
+    R_PC_PAD_MOUTH: ("contact", "pad_vs_mouth", _contact(_SEG_IN)),
+    R_PC_LATCH_SLOT: ("contact", "latch_vs_slot", _contact(_SEG_IN + (("feature", "1"),))),
+    R_PC_PLUNGER: ("latch", "plunger_between",
+                   (("triggered", "1"), ("retraction", "m"), *_v("force", "N"),
+                    *_v("point", "m"))),
+    R_PC_SENSOR_FRICTION: ("latch", "sensor_friction",
+                           (("slip_velocity", "m/s"), ("force_x", "N"), *_v("point", "m"))),
+    R_PC_MECHANISM: ("mechanism", "probe_mechanism",
+                     (("stroke", "m"), ("stroke_rate", "m/s"), ("psi", "1"), ("theta", "1"),
+                      ("psi_rate", "1/s"), ("theta_rate", "1/s"), ("gimbal_q1", "rad"),
+                      ("gimbal_q2", "rad"), ("torsion", "rad"), ("torsion_rate", "rad/s"),
+                      ("force_axial_spring", "N"), ("force_axial", "N"),
+                      ("moment_psi_spring", "N m"), ("moment_theta_spring", "N m"),
+                      ("moment_psi", "N m"), ("moment_theta", "N m"),
+                      ("moment_torsion_spring", "N m"), ("moment_torsion", "N m"))),
+    R_PC_ELEMENTS: ("mechanism", "hysteresis_between",
+                    (("coordinate", "1"), ("rate", "1/s"), ("state", "1"))),
 }
 
 #: routine code -> (group, name, field names, field units)
@@ -212,3 +251,14 @@ def trace_open(tr, trn, tx, code, i, j, status):
     for k in range(TR_V0, TR_NCOL):
         tr[r, k] = np.nan
     return r
+
+
+@njit(**NJIT)
+def point_velocity(tw, o, px, py, pz):
+    """Velocity of the material point ``p`` of the body whose twist (contact layout
+    ``TW_*``: velocity of the reference point, omega, the reference point) starts at
+    ``tw[o]``: ``v_O + omega x (p - O)``, for the hooks' relative velocities."""
+    rx = px - tw[o + TW_O]; ry = py - tw[o + TW_O + 1]; rz = pz - tw[o + TW_O + 2]
+    wx = tw[o + TW_W]; wy = tw[o + TW_W + 1]; wz = tw[o + TW_W + 2]
+    return (tw[o + TW_V] + wy * rz - wz * ry, tw[o + TW_V + 1] + wz * rx - wx * rz,
+            tw[o + TW_V + 2] + wx * ry - wy * rx)

@@ -313,7 +313,9 @@ class Trajectory:
         return sorted(ev, key=lambda e: e["t"])
 
 
-def _failure_message(status: int, info: np.ndarray) -> str:
+def _failure_message(status: int, info: np.ndarray, step: float) -> str:
+    """The abort's message: what, the model time and primitive pair, and the ``--trace``
+    window that covers the step it happened in (``step`` [s] the longest step)."""
     what = {R.ST_PENETRATION: "penetration limit exceeded", R.ST_GEOMETRY: "geometry range",
             R.ST_HYSTERESIS: "leg hysteresis transition refused",
             R.ST_START_CONTACT: "the rings touch at t = 0"}.get(status, f"status {status}")
@@ -321,7 +323,7 @@ def _failure_message(status: int, info: np.ndarray) -> str:
     t_fail = float(info[R.INFO_T_FAIL])
     return (f"{what} at t = {t_fail:.6g} s, pair: {R.PAIR_NAMES[pair]} "
             f"(index {int(info[R.INFO_INDEX])}); to see the steps before it rerun with "
-            f"{rerun_hint(t_fail)}")
+            f"{rerun_hint(t_fail, step)}")
 
 
 def simulate(scenario: Scenario, initial=None, rate: float | None = None,
@@ -363,7 +365,8 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
     status = kp.run(P, *pk.arrays, chan, out, ev, info, tr, trn)
     traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "peripheral")
     if status != R.ST_OK and raise_on_failure:
-        exc = SimulationError(_failure_message(status, info))
+        h_max = max(P[R.P_H_SMALL], P[R.P_H_LARGE], P[R.P_H_CAPT])
+        exc = SimulationError(_failure_message(status, info, h_max))
         exc.trace = traced
         raise exc
     names = CHANNELS

@@ -185,7 +185,7 @@ def test_abort_names_time_pair_and_the_window_that_traces_it(scn):
     fail = rows[rows[:, TL.TR_STATUS] == ck.PENETRATION_EXCEEDED]
     assert fail.shape[0] >= 1
     last = fail[-1]
-    assert last[TL.TR_T] == pytest.approx(t_fail, abs=2e-4)
+    assert t_fail - 1e-6 <= last[TL.TR_T] <= t1      # a stage of the failing step
     name = TL.ROUTINES[int(last[TL.TR_ROUTINE])][1]
     assert int(last[TL.TR_I]) == int(m.group(3)) or name.startswith("edge_active_vs_edge")
     assert last[TL.TR_V0 + 12] > 2e-5                  # its penetration beyond the limit
@@ -232,3 +232,16 @@ def test_groups_parse_and_refuse_unknown_names():
         parse_groups(" , ")
     with pytest.raises(InputError):
         TraceSettings(0.0, 1.0, max_rows=0)
+
+
+@pytest.mark.parametrize("t_fail, step", [(0.5912, 2e-3), (0.003, 2e-3), (0.1234567, 1e-4),
+                                          (0.0, 1e-3), (12.3456789, 5e-4)])
+def test_rerun_hint_covers_the_span_before_and_the_failing_step(t_fail, step):
+    """The proposed window holds [t_fail - 5 ms, t_fail + h] (clipped at 0) and is at most
+    2 us wider (printed to 1 us, rounded outwards)."""
+    from models.trace import HINT_SPAN, rerun_hint
+
+    t0, t1 = parse_window(rerun_hint(t_fail, step).split()[1])
+    lo = max(0.0, t_fail - HINT_SPAN)
+    assert t0 <= lo + 1e-12 and t1 >= t_fail + step - 1e-12
+    assert lo - t0 <= 1e-6 + 1e-12 and t1 - (t_fail + step) <= 1e-6 + 1e-12
