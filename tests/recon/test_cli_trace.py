@@ -80,3 +80,18 @@ def test_bad_trace_options_one_line_exit_2(tmp_path, args, what):
     assert len(r.stderr.strip().splitlines()) == 1 and what in r.stderr, r.stderr
     assert "Traceback" not in r.output
     assert not out.exists() and not (tmp_path / "x.trace.parquet").exists()
+
+
+def test_row_cap_drops_with_a_warning_and_keeps_the_first_rows(tmp_path):
+    out = tmp_path / "traj.parquet"
+    tp = tmp_path / "cap.parquet"
+    r = CliRunner().invoke(cli, ["simulate", "docking", REF, "-o", str(out), "--rate", "50",
+                                 "--duration", "0.7", "--trace", "0.58:0.6",
+                                 "--trace-what", "mechanism", "--trace-max-rows", "10",
+                                 "--trace-out", str(tp)])
+    assert r.exit_code == 0, r.output
+    assert "rows dropped (the buffer of 10 rows was full)" in r.stderr
+    fr = pq.read_table(tp).to_pandas()
+    # 10 kernel rows: the six legs' between-steps rows and four leg rows of stage 0
+    assert fr.groupby(["routine", "i", "stage"], observed=True).ngroups == 10
+    assert fr.t.nunique() == 1
