@@ -245,3 +245,15 @@ def test_rerun_hint_covers_the_span_before_and_the_failing_step(t_fail, step):
     lo = max(0.0, t_fail - HINT_SPAN)
     assert t0 <= lo + 1e-12 and t1 >= t_fail + step - 1e-12
     assert lo - t0 <= 1e-6 + 1e-12 and t1 - (t_fail + step) <= 1e-6 + 1e-12
+
+
+def test_peripheral_contact_routine_codes_are_the_pair_codes():
+    """The stage writes each contact row with the unit's PAIR_* code as its routine code."""
+    from models._kernels import peripheral_run_layout as R
+
+    for name in ("FAN_ACTIVE", "FAN_PASSIVE", "EDGE_EDGE", "EDGE_ACTIVE_CIRCLE",
+                 "EDGE_PASSIVE_CIRCLE", "POINT_PASSIVE_PLANE", "POINT_ACTIVE_PLANE"):
+        code = getattr(TL, f"R_{name}")
+        assert code == getattr(R, f"PAIR_{name}")
+        assert TL.ROUTINES[code][0] == "contact"
+    assert len({v[1] for v in TL.ROUTINES.values()}) == len(TL.ROUTINES)   # unique names
