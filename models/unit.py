@@ -157,6 +157,8 @@ class DockingUnit(abc.ABC):
     name: str = ""
     #: what it is, for reports
     title: str = ""
+    #: whether :meth:`simulate` takes ``trace=`` (:class:`models.trace.TraceSettings`)
+    supports_trace: bool = False
     #: every output channel, by name
     channels: Mapping[str, Channel] = {}
     #: forward-model parameters a reconstruction may fit, name -> SI unit (the initial

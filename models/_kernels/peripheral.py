@@ -55,6 +55,12 @@ the held-force discretisation of order ``h``).
 
 Event times are step ends. An abort stores the model time, the primitive pair (``PAIR_*``)
 and its index in ``info``.
+
+Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
+``[P[P_TR_T0], P[P_TR_T1]]`` records the selected groups' routines (contacts, latches and
+sensors, mechanism) into the buffer ``tr`` (:mod:`models._kernels.trace_layout`, hooks in
+:mod:`models._kernels.peripheral_trace`); tracing only reads the state, so the results are the
+same with it on or off, and with it off each hook costs one comparison.
 """
 from __future__ import annotations
 
@@ -66,6 +72,7 @@ from numba import njit, prange
 from models._kernels import NJIT
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
+from models._kernels import peripheral_trace as pt
 from models._kernels.contact_layout import C_SIZE, NONE, TW_O
 from models._kernels.peripheral_run_layout import *  # noqa: F401,F403  (re-exported)
 from models._kernels.peripheral_run_layout import (
@@ -75,7 +82,8 @@ from models._kernels.peripheral_run_layout import (
     O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG, O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
     P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_SMALL, P_IC,
     P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1, P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN,
-    P_MP, P_Q0, P_RA, P_T_END, P_W2, P_XA_HI, P_XA_LO, P_XP_LO, PAIR_LATCH_GUIDE, PAIR_LEG,
+    P_MP, P_Q0, P_RA, P_T_END, P_TR_MASK, P_TR_T0, P_TR_T1, P_W2, P_XA_HI, P_XA_LO, P_XP_LO,
+    PAIR_LATCH_GUIDE, PAIR_LEG,
     ST_HYSTERESIS, ST_OK, ST_PENETRATION, ST_START_CONTACT, Y_DQR, Y_ECDISS, Y_ECEL, Y_EDAMP,
     Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.peripheral_stage import (
@@ -85,6 +93,8 @@ from models._kernels.peripheral_stage import (
     moving_geometry, stage)
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
+from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, TX_SIZE, \
+    trace_stage
 
 __all__ = ["initial_state", "run", "run_batch"]
 
@@ -282,7 +292,7 @@ def _fail(info, t, pair, index):
 
 @njit(**NJIT)
 def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, table_in, toff,
-        hist_i0, hist_f0, chan, out, ev, info):
+        hist_i0, hist_f0, chan, out, ev, info, tr, trn):
     """Simulate one docking.
 
     Parameters
@@ -318,6 +328,11 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         Event times [s] (NaN: did not happen).
     info : float64[NINFO]
         Run information (``INFO_*``).
+    tr : float64[n_rows, TR_NCOL]
+        Trace buffer (:mod:`models._kernels.trace_layout`), written from row 0 when
+        ``P[P_TR_MASK] != 0``; ``(0, TR_NCOL)`` with tracing off.
+    trn : int64[TRN_SIZE]
+        Rows written and rows dropped (buffer full); zeroed here.
 
     Returns
     -------
@@ -365,6 +380,12 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     for i in range(nl):
         if int(lat[i, pl.LP_PAIR]) + 1 > n_pair:
             n_pair = int(lat[i, pl.LP_PAIR]) + 1
+    tx = np.zeros(TX_SIZE)
+    trn[0] = 0
+    trn[1] = 0
+    tr_mask = P[P_TR_MASK]
+    tr_t0 = P[P_TR_T0]
+    tr_t1 = P[P_TR_T1]
     y = np.empty(NY)
     initial_state(P, y, M)
     k1 = np.empty(NY)
@@ -390,14 +411,23 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     while True:
         # ---- between steps (state at the end of the step just taken)
         frames(y, P, M, sc, kw)
+        trace_stage(tx, tr_mask, tr_t0, tr_t1, t, n_steps, STAGE_BETWEEN)
+        if tx[TX_MASK] != 0.0:
+            pt.save_shifts(tx, LS)
         st, leg = km.legs_between(MP, kw, LS, table, toff, hist_i, hist_f, t)
+        if tx[TX_MASK] != 0.0:
+            pt.legs_between_row(tr, trn, tx, MP, kw, LS, st, leg)
         if st != km.ST_OK:
             status = ST_HYSTERESIS
             _fail(info, t, PAIR_LEG, leg)
             break
         moving_geometry(M, sc, latg, seng, lg, ps)
+        if tx[TX_MASK] != 0.0:
+            pt.save_latches(tx, ls)
         lst, li = pl.latches_between(h_prev, lg, lat, stp, ls, trig, hf, tot,
                                      sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass, full_normal)
+        if tx[TX_MASK] != 0.0:
+            pt.latches_between_row(tr, trn, tx, h_prev, lg, ls, trig, hf, lst, li)
         if lst != NONE:
             status = ST_PENETRATION
             _fail(info, t, PAIR_LATCH_GUIDE, li)
@@ -405,6 +435,8 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         R = M[M_APR]
         c = pl.capture_state(trig, lat, n_pair, R[0, 0], sc[SC_TWR + TW_O], P[P_COS_TOL],
                              P[P_GAP_TOL], latch_out)
+        if tx[TX_MASK] != 0.0:
+            pt.capture_row(tr, trn, tx, R[0, 0], sc[SC_TWR + TW_O], c, trig)
         for i in range(nl):
             if latch_out[i] != 0 and math.isnan(ev[EV_LATCH + i]):
                 ev[EV_LATCH + i] = t
@@ -413,9 +445,10 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             ev[EV_CAPTURE] = t
         near = _near(P, M, sc, kw)
         # ---- first stage at t (also what is recorded)
+        trace_stage(tx, tr_mask, tr_t0, tr_t1, t, n_steps, 0)
         st, pair, idx = stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa,
                               ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig, hf,
-                              seng, sen, sw, so, lg, ps, k1)
+                              seng, sen, sw, so, lg, ps, k1, tr, trn, tx)
         if st != ST_OK:
             status = st
             _fail(info, t, pair, idx)
@@ -453,21 +486,24 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         hh = 0.5 * h
         for i in range(NY):
             yt[i] = y[i] + hh * k1[i]
+        trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 1)
         st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp,
                               eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig,
-                              hf, seng, sen, sw, so, lg, ps, k2)
+                              hf, seng, sen, sw, so, lg, ps, k2, tr, trn, tx)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + hh * k2[i]
+            trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 2)
             st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
                                   fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
-                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k3)
+                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k3, tr, trn, tx)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + h * k3[i]
+            trace_stage(tx, tr_mask, tr_t0, tr_t1, t + h, n_steps, 3)
             st, pair, idx = stage(t + h, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
                                   fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
-                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k4)
+                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k4, tr, trn, tx)
         if st != ST_OK:
             status = st
             _fail(info, t, pair, idx)
@@ -494,7 +530,10 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
 def run_batch(Pb, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, table,
               toff, hist_i, hist_f, chan, out, ev, info, status):
     """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
-    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written."""
+    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written. Never traces
+    (an empty trace buffer per row)."""
     for b in prange(Pb.shape[0]):
+        tr = np.empty((0, TR_NCOL))
+        trn = np.zeros(TRN_SIZE, dtype=np.int64)
         status[b] = run(Pb[b], fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng,
-                        sen, table, toff, hist_i, hist_f, chan, out[b], ev[b], info[b])
+                        sen, table, toff, hist_i, hist_f, chan, out[b], ev[b], info[b], tr, trn)

@@ -25,6 +25,7 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
+from models._kernels import peripheral_trace as pt
 from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import (
     C_BX, C_UX, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE, NONE, PL_RMAX, TW_O, TW_SIZE,
@@ -41,6 +42,7 @@ from models._kernels.peripheral_run_layout import (
     PAIR_POINT_PASSIVE_PLANE, ST_GEOMETRY, ST_OK, ST_PENETRATION, Y_DQR, Y_ECDISS, Y_ECEL,
     Y_EDAMP, Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.rigid_body import quat_deriv, quat_to_dcm
+from models._kernels.trace_layout import TX_MASK
 
 __all__ = [
     "M_A1", "M_A2", "M_AAU", "M_APU", "M_APR", "M_APAU", "M_G1", "M_G2", "M_J1", "M_JI1",
@@ -241,9 +243,13 @@ def _bad(st):
 
 
 @njit(**NJIT)
-def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
+def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr, trn, tcx):
     """Every ring-ring primitive pair (module docstring of :mod:`models._kernels.peripheral`).
-    Returns ``(status, pair, index, n_contacts)``."""
+    Returns ``(status, pair, index, n_contacts)``. With tracing on (``tcx[TX_MASK] != 0``)
+    every pair the detector reports (contact or failure) is written to ``tr``
+    (:mod:`models._kernels.peripheral_trace`)."""
+    law = P[P_LAW:P_LAW + LAW_SIZE]
+    tw = sc[SC_TWR:SC_TWP + TW_SIZE]
     dn_max = P[P_DNMAX]
     exh = P[P_EXHAUSTIVE] != 0.0
     r_face = plane[PL_RMAX]
@@ -264,6 +270,8 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
     for k in range(fa.shape[0]):
         res = fan_vs_circle(fa[k], r, R, cp, dn_max, exh)
         if res[0] != NONE and not _outside_face(res, cp, r_face):
+            if tcx[TX_MASK] != 0.0:
+                pt.fan_row(tr, trn, tcx, law, tw, PAIR_FAN_ACTIVE, k, res, r, R, cp)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_FAN_ACTIVE, k, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -273,6 +281,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
         res = fan_vs_circle(fp[k], sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap,
                             dn_max, exh)
         if res[0] != NONE and not _outside_face(res, cap, r_face):
+            if tcx[TX_MASK] != 0.0:
+                pt.fan_row(tr, trn, tcx, law, tw, PAIR_FAN_PASSIVE, k, res,
+                           sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_FAN_PASSIVE, k, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -291,12 +302,20 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
             # are the same at either point
             if res[0] == CONTACT:
                 hd = 0.5 * res[1]
-                _apply(res[1], res[2], res[3], res[4], res[5] + hd * res[2],
-                       res[6] + hd * res[3], res[7] + hd * res[4], P, sc)
+                mx = res[5] + hd * res[2]
+                my = res[6] + hd * res[3]
+                mz = res[7] + hd * res[4]
+                if tcx[TX_MASK] != 0.0:
+                    pt.seg_seg_row(tr, trn, tcx, law, tw, i, j,
+                                   (res[0], res[1], res[2], res[3], res[4], mx, my, mz), ea, ep)
+                _apply(res[1], res[2], res[3], res[4], mx, my, mz, P, sc)
                 n += 1
         res = segment_vs_circle(ea[i, 0], ea[i, 1], ea[i, 2], ea[i, 3], ea[i, 4], ea[i, 5], cp,
                                 dn_max)
         if res[0] != NONE and not _outside_face(res, cp, r_face):
+            if tcx[TX_MASK] != 0.0:
+                pt.seg_circle_row(tr, trn, tcx, law, tw, PAIR_EDGE_PASSIVE_CIRCLE, i, res, ea[i],
+                                  cp)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_EDGE_PASSIVE_CIRCLE, i, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -305,6 +324,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
         res = segment_vs_circle(ep[j, 0], ep[j, 1], ep[j, 2], ep[j, 3], ep[j, 4], ep[j, 5], cap,
                                 dn_max)
         if res[0] != NONE and not _outside_face(res, cap, r_face):
+            if tcx[TX_MASK] != 0.0:
+                pt.seg_circle_row(tr, trn, tcx, law, tw, PAIR_EDGE_ACTIVE_CIRCLE, j, res, ep[j],
+                                  cap)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_EDGE_ACTIVE_CIRCLE, j, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -318,6 +340,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
         pz = cz + R[0, 2] * x + R[1, 2] * y_ + R[2, 2] * z
         res = sphere_vs_plane(px, py, pz, 0.0, plane, dn_max)
         if res[0] != NONE:
+            if tcx[TX_MASK] != 0.0:
+                pt.point_row(tr, trn, tcx, law, tw, PAIR_POINT_PASSIVE_PLANE, i, res[0], res[1],
+                             res[2], res[3], res[4], res[5], res[6], res[7], px, py, pz)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_POINT_PASSIVE_PLANE, i, n
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
@@ -329,6 +354,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap):
         z = R[2, 0] * qx + R[2, 1] * qy + R[2, 2] * qz
         res = sphere_vs_plane(-x, y_, z, 0.0, plane, dn_max)
         if res[0] != NONE:
+            if tcx[TX_MASK] != 0.0:
+                pt.point_row(tr, trn, tcx, law, tw, PAIR_POINT_ACTIVE_PLANE, i, res[0], res[1],
+                             R[0, 0], R[0, 1], R[0, 2], pp[i, 0], pp[i, 1], pp[i, 2], x, y_, z)
             if res[0] != CONTACT:
                 return _bad(res[0]), PAIR_POINT_ACTIVE_PLANE, i, n
             # normal +X_R: pushes the passive point out of the active ring face
@@ -356,16 +384,21 @@ def moving_geometry(M, sc, latg, seng, lg, ps):
 
 @njit(**NJIT)
 def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, pa, pp, ca,
-          cp, plane, ea, cap, latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, dy):
+          cp, plane, ea, cap, latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, dy, tr,
+          trn, tcx):
     """State derivative ``dy`` of ``y`` at time ``t`` [s] (one RK4 stage).
 
     Returns ``(status, pair, index)``: ``ST_OK`` or the failure with the primitive pair
     (``PAIR_*``) and its index. The held latch forces ``hf`` (from the last
-    :func:`~models._kernels.peripheral_latch.latches_between`) act at their held points."""
+    :func:`~models._kernels.peripheral_latch.latches_between`) act at their held points.
+    ``tr``, ``trn``, ``tcx``: the trace buffer, its counters and the stage's trace context
+    (:mod:`models._kernels.trace_layout`; ``tcx[TX_MASK] = 0``: nothing is recorded)."""
     MP = P[P_MP:]
     frames(y, P, M, sc, kw)
     F = sc[SC_F:SC_F + 6]
     p_damp = km.leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F)
+    if tcx[TX_MASK] != 0.0:
+        pt.legs_row(tr, trn, tcx, MP, kw, LS, table, toff, hist_i, hist_f, F)
     bw = sc[SC_BW:SC_BW + 6]
     km.base_wrench(MP, kw, F, bw)
     # ---- active vehicle: base reaction and thrust
@@ -423,18 +456,25 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
     # ---- contacts, latches, sensors (PU)
     for k in range(pl.A_SIZE):
         sc[SC_ACC + k] = 0.0
-    st, pair, idx, n = _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap)
+    st, pair, idx, n = _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap,
+                                      tr, trn, tcx)
     sc[SC_NCONT] = n
     if st != ST_OK:
         return st, pair, idx
     moving_geometry(M, sc, latg, seng, lg, ps)
     acc = sc[SC_ACC:SC_ACC + pl.A_SIZE]
+    if tcx[TX_MASK] != 0.0:
+        pt.save_acc(tcx, acc)
     lst, li = pl.latches_stage(lg, lat, stp, ls, trig, sc[SC_TWR:SC_TWR + TW_SIZE],
                                sc[SC_TWP:SC_TWP + TW_SIZE], acc)
+    if tcx[TX_MASK] != 0.0:
+        pt.latches_stage_row(tr, trn, tcx, lg, lat, stp, ls, trig, acc, lst, li)
     if lst != NONE:
         return _bad(lst), PAIR_LATCH_LOCK, li
     pl.sensors_force(ps, sen, plane, sw, so, acc, sc[SC_TWR + TW_O:SC_TWR + TW_O + 3],
                      sc[SC_TWP + TW_O:SC_TWP + TW_O + 3])
+    if tcx[TX_MASK] != 0.0:
+        pt.sensors_row(tr, trn, tcx, so, sw)
     # held latch forces (on the ring; the passive unit gets the opposite) and their power
     cx = sc[SC_TWR + TW_O]; cy = sc[SC_TWR + TW_O + 1]; cz = sc[SC_TWR + TW_O + 2]
     p_latch = 0.0
@@ -466,6 +506,9 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
     km.ring_accel(MP, y[Y_QR:Y_QR + 6], y[Y_DQR:Y_DQR + 6], kw, F, sc[SC_FEXT:SC_FEXT + 3],
                   sc[SC_MEXT:SC_MEXT + 3], sc[SC_OM:SC_OM + 3], sc[SC_AL:SC_AL + 3],
                   sc[SC_AO:SC_AO + 3], ddq)
+    if tcx[TX_MASK] != 0.0:
+        pt.ring_row(tr, trn, tcx, y[Y_QR:Y_QR + 6], sc[SC_FEXT:SC_FEXT + 3],
+                    sc[SC_MEXT:SC_MEXT + 3], ddq)
     for k in range(6):
         dy[Y_QR + k] = y[Y_DQR + k]
         dy[Y_DQR + k] = ddq[k]

@@ -110,8 +110,15 @@ and the held latch forces ``LF_*``; all are defined in
 Modules: :mod:`~models._kernels.probe_cone_layout` (layouts, helpers),
 :mod:`~models._kernels.probe_cone_stage` (stage derivative),
 :mod:`~models._kernels.probe_cone_between` (initial state, between-step updates),
-:mod:`~models._kernels.probe_cone_output` (samples, ledger); this module holds the time
-loop and re-exports the layouts.
+:mod:`~models._kernels.probe_cone_output` (samples, ledger),
+:mod:`~models._kernels.probe_cone_trace` (trace hooks); this module holds the time loop and
+re-exports the layouts.
+
+Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
+``[P[P_TR_T0], P[P_TR_T1]]`` records the selected groups' routines (contacts, latch and sensor
+plungers, mechanism and its hysteresis elements) into the buffer ``tr``
+(:mod:`models._kernels.trace_layout`); tracing only reads the state, so the results are the
+same with it on or off, and with it off each hook costs one comparison.
 """
 from __future__ import annotations
 
@@ -122,12 +129,15 @@ from numba import njit, prange
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
+from models._kernels import probe_cone_trace as pct
 from models._kernels.probe_cone_between import _between, initial_state
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (re-exported layouts)
 from models._kernels.probe_cone_layout import _m3, apply_slip_force, channel_names
 from models._kernels.probe_cone_output import _record
 from models._kernels.probe_cone_stage import _rhs
 from models._kernels.rigid_body import quat_normalize, torque_free_rates
+from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, TX_SIZE, \
+    trace_stage
 
 __all__ = [
     "NP", "NY", "NCH", "N_EV", "N_LATCH",
@@ -199,7 +209,7 @@ def _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out):
 
 
 @njit(**NJIT)
-def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
+def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info, tr, trn):
     """Simulate one docking.
 
     Parameters
@@ -228,6 +238,12 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     info : float64[NINFO]
         Run information (``INFO_*``): time and element of a failure, steps taken (all, near
         contact), time reached.
+    tr : float64[n_rows, TR_NCOL]
+        Trace buffer (:mod:`models._kernels.trace_layout`), written from row 0 when
+        ``P[P_TR_MASK] != 0`` for the stages in ``[P[P_TR_T0], P[P_TR_T1]]``
+        (:mod:`models._kernels.probe_cone_trace`); ``(0, TR_NCOL)`` with tracing off.
+    trn : int64[TRN_SIZE]
+        Rows written and rows dropped (buffer full); zeroed here.
 
     Returns
     -------
@@ -274,6 +290,12 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     _m3(P, P_JI2, M[M_JI2])
     sc = np.zeros(NSC)
     wk = np.zeros(NWK)
+    tcx = np.zeros(TX_SIZE)
+    trn[0] = 0
+    trn[1] = 0
+    tr_mask = P[P_TR_MASK]
+    tr_t0 = P[P_TR_T0]
+    tr_t1 = P[P_TR_T1]
     y = np.empty(NY)
     initial_state(P, y)
     k1 = np.empty(NY)
@@ -299,6 +321,11 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
     while True:
         st, near = _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev,
                             M, sc, info)
+        trace_stage(tcx, tr_mask, tr_t0, tr_t1, t, n_steps, STAGE_BETWEEN)
+        if tcx[TX_MASK] != 0.0:
+            pct.element_rows(tr, trn, tcx, sc[SC_MECH:SC_MECH + SC_MECH_SIZE], y[Y_PHI],
+                             istate, st)
+            pct.plunger_rows(tr, trn, tcx, latch, LF)
         if st != ST_OK:
             status = st
             break
@@ -310,7 +337,9 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
             P[P_H_NOW] = IMPLICIT_GAMMA * (h_capt if captured else h_small)
         else:
             P[P_H_NOW] = 0.0
-        st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc)
+        trace_stage(tcx, tr_mask, tr_t0, tr_t1, t, n_steps, 0)
+        st = _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k1, wk, M, sc,
+                  tr, trn, tcx)
         if st != ST_OK:
             status = st
             info[INFO_T_FAIL] = t
@@ -350,18 +379,21 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
         hh = 0.5 * h
         for i in range(NY):
             yt[i] = y[i] + hh * k1[i]
+        trace_stage(tcx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 1)
         st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k2, wk,
-                  M, sc)
+                  M, sc, tr, trn, tcx)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + hh * k2[i]
+            trace_stage(tcx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 2)
             st = _rhs(t + hh, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k3,
-                      wk, M, sc)
+                      wk, M, sc, tr, trn, tcx)
         if st == ST_OK:
             for i in range(NY):
                 yt[i] = y[i] + h * k3[i]
+            trace_stage(tcx, tr_mask, tr_t0, tr_t1, t + h, n_steps, 3)
             st = _rhs(t + h, yt, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, k4,
-                      wk, M, sc)
+                      wk, M, sc, tr, trn, tcx)
         if st != ST_OK:
             status = st
             info[INFO_T_FAIL] = t
@@ -397,6 +429,10 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info):
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def run_batch(Pb, mer, slots, hc, table, toff, chan, out, ev, info, status):
     """:func:`run` over the rows of ``Pb`` (n, NP) in parallel; ``out`` (n, n_out, n_chan),
-    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written."""
+    ``ev`` (n, N_EV), ``info`` (n, NINFO), ``status`` int64 (n) are written. Never traces
+    (an empty trace buffer per row)."""
     for b in prange(Pb.shape[0]):
-        status[b] = run(Pb[b], mer, slots, hc, table, toff, chan, out[b], ev[b], info[b])
+        tr = np.empty((0, TR_NCOL))
+        trn = np.zeros(TRN_SIZE, dtype=np.int64)
+        status[b] = run(Pb[b], mer, slots, hc, table, toff, chan, out[b], ev[b], info[b], tr,
+                        trn)

@@ -79,7 +79,10 @@ P_T_PRE = 128      # free-flight extension before t = 0 [s] (output rows before 
 P_H_CAPT = 129     # step after capture [s] (the head latched in the socket)
 P_IMPLICIT = 130   # the head's contact friction implicit: IMPLICIT_NEVER / _ALWAYS / _CAPTURED
 P_H_NOW = 131      # derived by run(): step of the implicit friction in this phase, 0 = explicit
-NP = 132
+P_TR_T0 = 132      # trace window start [s] (models._kernels.trace_layout)
+P_TR_T1 = 133      # trace window end [s]
+P_TR_MASK = 134    # traced groups (G_* bit mask as a float; 0: no trace)
+NP = 135
 
 IMPLICIT_NEVER = 0.0      # P_IMPLICIT codes ([integration] implicit_friction)
 IMPLICIT_ALWAYS = 1.0

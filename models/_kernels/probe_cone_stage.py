@@ -10,10 +10,13 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
+from models._kernels import probe_cone_trace as pct
 from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul,
                                                _mtv, _mv)
 from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_to_dcm
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
+from models._kernels.trace_layout import (R_PC_HEAD, R_PC_HOUSING, R_PC_LATCH_SLOT,
+                                          R_PC_PAD_MOUTH, TX_MASK)
 
 
 @njit(inline="always", **NJIT)
@@ -253,14 +256,17 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
 
 
 @njit(inline="always", **NJIT)
-def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link):
+def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link, tr, trn, tcx,
+                     code, i, j):
     """Every contact of a sphere (a point for ``rs = 0``) with the surface of revolution
     ``mer``, the detector resumed feature by feature (:mod:`models._kernels.contact`), each
     applied by :func:`_contact_apply` for ``link`` (twist ``tw_link``). Returns
     ``(status, n, bottom)``: ``ST_OK``, or ``ST_PENETRATION`` / ``ST_GEOMETRY`` at the first
     such contact (the ones before it are applied); the number of contacts applied; whether
     one is on the socket bottom (the last face of the meridian). Inlined at numba IR level
-    (``inline="always"``), as :func:`_unit_frame` (five array arguments)."""
+    (``inline="always"``), as :func:`_unit_frame` (five array arguments). With tracing on
+    (``tcx[TX_MASK] != 0``) every contact the detector reports is written to ``tr`` as
+    routine ``code`` with the indices ``i``, ``j`` (:mod:`models._kernels.probe_cone_trace`)."""
     nmer = mer.shape[0]
     n = 0
     bottom = False
@@ -270,6 +276,9 @@ def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link):
             xs, ys, zs, rs, mer, dnmax, feat)
         if st == ck.NONE:
             return ST_OK, n, bottom
+        if tcx[TX_MASK] != 0.0:
+            pct.point_contact_row(tr, trn, tcx, law, tw_link, twp, code, i, j, st, dn, nx, ny,
+                                  nz, cpx, cpy, cpz, xs, ys, zs, rs, f)
         if st == ck.PENETRATION_EXCEEDED:
             return ST_PENETRATION, n, bottom
         if st == ck.GEOMETRY_RANGE:
@@ -282,7 +291,7 @@ def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link):
 
 
 @njit(**NJIT)
-def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
+def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc, tr, trn, tcx):
     """Limiter pads and alignment rollers (housing primitives ``hc``, housing frame) against
     the receiving cone; ``C`` the housing -> PU rotation, ``o`` the joint in PU. Pad
     endpoints are points (``R_S = 0``) against the surface of revolution (digest 7.1-7.4);
@@ -320,7 +329,8 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
                 qx = p2x
                 qy = p2y
                 qz = p2z
-            st, n, _ = _sphere_contacts(qx, qy, qz, rs, mer, dnmax, twm, twp, law, acc, 1)
+            st, n, _ = _sphere_contacts(qx, qy, qz, rs, mer, dnmax, twm, twp, law, acc, 1, tr,
+                                        trn, tcx, R_PC_HOUSING, i, j)
             if st != ST_OK:
                 return st
             if n > 0 and qx > mx:
@@ -333,6 +343,10 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc):
             st, dn, nx, ny, nz, cpx, cpy, cpz, f = ck.segment_vs_circle_xyz(
                 p1x, p1y, p1z, p2x - p1x, p2y - p1y, p2z - p1z, mx, 0.0, 0.0, 1.0, 0.0, 0.0,
                 mr, 1.0, dnmax)
+            if st != ck.NONE and tcx[TX_MASK] != 0.0:
+                pct.segment_contact_row(tr, trn, tcx, law, twm, twp, R_PC_PAD_MOUTH, i, -1, st,
+                                        dn, nx, ny, nz, cpx, cpy, cpz, p1x, p1y, p1z, p2x - p1x,
+                                        p2y - p1y, p2z - p1z, math.nan)
             if st == ck.PENETRATION_EXCEEDED:
                 return ST_PENETRATION
             if st == ck.GEOMETRY_RANGE:
@@ -460,10 +474,13 @@ def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, 
 
 
 @njit(**NJIT)
-def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk, M, sc):
+def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk, M, sc, tr,
+         trn, tcx):
     """Derivative of the state; returns a status code. ``M`` holds the 3x3 matrices
     (``M_*``), ``sc`` the float scratch (``SC_*``); ``wk`` receives interface loads and
-    contact flags (``WK_*``). Allocation-free.
+    contact flags (``WK_*``). Allocation-free. ``tr``, ``trn``, ``tcx``: the trace buffer, its
+    counters and the stage's trace context (:mod:`models._kernels.trace_layout`;
+    ``tcx[TX_MASK] = 0``: nothing is recorded).
 
     Mechanism (all vectors inertial unless noted; derivation in the package docstring):
     the lateral absorber and its dampers act on the housing angles (torque pair between
@@ -547,6 +564,9 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     q_tor = hk.hyst_force(table, toff[E_TOR], istate, E_TOR * hk.I_SIZE, fstate,
                           E_TOR * hk.F_SIZE, y[Y_PHI])
     m_tor = q_tor + P[P_CTOR] * phid
+    if tcx[TX_MASK] != 0.0:
+        pct.mechanism_row(tr, trn, tcx, mc, y[Y_PHI], q_ax, f_ax, q_psi, q_th, m_psi, m_th,
+                          q_tor, m_tor, istate)
     dy[Y_PHI] = phid
     dy[Y_TC] = -y[Y_TS] * phid
     dy[Y_TS] = y[Y_TC] * phid
@@ -580,7 +600,7 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     acc = sc[SC_ACC:SC_ACC + SC_ACC_SIZE]
     acc[:] = 0.0
     status, _, on_bottom = _sphere_contacts(hx, hy, hz, P[P_RH], mer, dnmax, twa, twp, law, acc,
-                                            0)
+                                            0, tr, trn, tcx, R_PC_HEAD, -1, -1)
     bottom = 1.0 if on_bottom else 0.0
     # housing primitives (limiter pads, alignment rollers), gated by their reach
     ox, oy, oz = _diff_pu(APU, fr, FR_R_AU, fr, FR_R_PU)
@@ -595,7 +615,8 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
         twm[ck.TW_O] = ox
         twm[ck.TW_O + 1] = oy
         twm[ck.TW_O + 2] = oz
-        st = _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc)
+        st = _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc, tr, trn,
+                               tcx)
         if st != ST_OK:
             status = st
     # latches after triggering: reverse segment vs slot
@@ -634,6 +655,10 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
                     p1x, p1y, p1z, lx, ly, lz, sl, dnmax, feat)
                 if st == ck.NONE:
                     break
+                if tcx[TX_MASK] != 0.0:
+                    pct.segment_contact_row(tr, trn, tcx, law, twa, twp, R_PC_LATCH_SLOT, i, f,
+                                            st, dn, nx, ny, nz, cpx, cpy, cpz, p1x, p1y, p1z, lx,
+                                            ly, lz, f)
                 if st == ck.PENETRATION_EXCEEDED:
                     status = ST_PENETRATION
                     break
@@ -680,6 +705,8 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
         ve = law[ck.LAW_VEPS]
         sq = math.sqrt(vr * vr + ve * ve)
         fpx = P[P_SENS_FR] * vr / sq
+        if tcx[TX_MASK] != 0.0:
+            pct.sensor_friction_row(tr, trn, tcx, vr, fpx, hx, hy, hz)
         acc[ACC_D] += P[P_SENS_FR] * ve * ve / (sq * sq * sq)   # d fpx / d vr
         acc[ACC_F] += fpx
         acc[ACC_M + 1] += hz * fpx

@@ -8,7 +8,10 @@ probe-cone unit's initial-condition names, optional ``[thrust]``); every error n
 dotted key and the file. :func:`pack` builds the flat arrays of
 :func:`models._kernels.peripheral.run` once; :func:`simulate` runs it and returns a
 :class:`Trajectory` with named channels (:func:`~models._kernels.peripheral_run_layout.
-channel_names`, units :func:`~models._kernels.peripheral_run_layout.channel_units`).
+channel_names`, units :func:`~models._kernels.peripheral_run_layout.channel_units`). With
+``trace=TraceSettings(t0, t1, groups)`` the kernel also records every selected routine per
+RK4 stage in that window (:mod:`models.trace`), kept as :attr:`Trajectory.trace`. An abort's
+message names the model time, the primitive pair and the ``--trace`` window to rerun with.
 
 One source of truth for the ring geometry: the stop and latch positions come from
 :func:`models.peripheral.geometry.build_geometry`; the latch kernel's tables
@@ -28,6 +31,7 @@ import numpy as np
 from models._kernels import contact_layout as ck
 from models._kernels import peripheral as kp
 from models._kernels import peripheral_layout as L
+from models._kernels import peripheral_mechanism as km
 from models._kernels import peripheral_run_layout as R
 from models.errors import InputError, SimulationError
 from models.peripheral.config import PeripheralConfig, _sourced
@@ -37,6 +41,7 @@ from models.peripheral.latches import (
 from models.peripheral.mechanism import Mechanism, ready_pose
 from models.limits import check_keys as _check_keys, number as _num
 from models.probe_cone.config import ContactLaw, InitialConditions, Thrust
+from models.trace import Trace, TraceSettings, kernel_buffers, no_trace_buffers, rerun_hint
 
 __all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
            "pack", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
@@ -250,7 +255,7 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
                          geo.passive_edges[:, 0:3],
                          geo.passive_edges[:, 0:3] + geo.passive_edges[:, 3:6]])
     P[R.P_XP_LO] = float(pe[:, 0].min())
-    P[R.P_MP:] = sc.mechanism.pack()
+    P[R.P_MP:R.P_MP + km.MP_SIZE] = sc.mechanism.pack()
     # latches and stops from the geometry (one source of truth)
     lt = sc.latch
     latches = [Latch(length=float(row[L.LA_LEN]), mass=lt.mass, stiffness=lt.stiffness,
@@ -283,13 +288,15 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
 @dataclass(frozen=True, eq=False)
 class Trajectory:
     """Result of :func:`simulate`: sample times ``t`` [s], ``channels`` (name -> array, units
-    in :data:`UNITS`), ``events`` (name -> time [s] or NaN), kernel ``status`` and ``info``."""
+    in :data:`UNITS`), ``events`` (name -> time [s] or NaN), kernel ``status`` and ``info``,
+    and the ``trace`` (:class:`models.trace.Trace`, None when not traced)."""
 
     t: np.ndarray
     channels: dict
     events: dict
     status: int
     info: np.ndarray
+    trace: Trace | None = None
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.channels[name]
@@ -306,17 +313,22 @@ class Trajectory:
         return sorted(ev, key=lambda e: e["t"])
 
 
-def _failure_message(status: int, info: np.ndarray) -> str:
+def _failure_message(status: int, info: np.ndarray, step: float) -> str:
+    """The abort's message: what, the model time and primitive pair, and the ``--trace``
+    window that covers the step it happened in (``step`` [s] the longest step)."""
     what = {R.ST_PENETRATION: "penetration limit exceeded", R.ST_GEOMETRY: "geometry range",
             R.ST_HYSTERESIS: "leg hysteresis transition refused",
             R.ST_START_CONTACT: "the rings touch at t = 0"}.get(status, f"status {status}")
     pair = int(info[R.INFO_PAIR])
-    return (f"{what} at t = {info[R.INFO_T_FAIL]:.6g} s, pair: {R.PAIR_NAMES[pair]} "
-            f"(index {int(info[R.INFO_INDEX])})")
+    t_fail = float(info[R.INFO_T_FAIL])
+    return (f"{what} at t = {t_fail:.6g} s, pair: {R.PAIR_NAMES[pair]} "
+            f"(index {int(info[R.INFO_INDEX])}); to see the steps before it rerun with "
+            f"{rerun_hint(t_fail, step)}")
 
 
 def simulate(scenario: Scenario, initial=None, rate: float | None = None,
-             duration: float | None = None, *, raise_on_failure: bool = True) -> Trajectory:
+             duration: float | None = None, *, raise_on_failure: bool = True,
+             trace: TraceSettings | None = None) -> Trajectory:
     """Simulate one docking and name its outputs.
 
     Parameters
@@ -331,17 +343,34 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
     raise_on_failure : bool
         Raise :class:`~models.errors.SimulationError` naming the model time and primitive pair
         when the kernel aborts; otherwise return the samples up to the failure (NaN after).
+    trace : TraceSettings, optional
+        Record the selected routines in the window (:mod:`models.trace`); the trace is kept
+        in :attr:`Trajectory.trace` and, on an abort, in the raised error's ``trace``
+        attribute. Tracing does not change the results.
     """
     pk = pack(scenario, initial, rate, duration)
+    P = pk.P
+    if trace is not None:
+        P = P.copy()
+        P[R.P_TR_T0] = trace.t0
+        P[R.P_TR_T1] = trace.t1
+        P[R.P_TR_MASK] = float(trace.mask)
+        tr, trn = kernel_buffers(trace)
+    else:
+        tr, trn = no_trace_buffers()
     chan = np.arange(R.NCH, dtype=np.int64)
     out = np.empty((pk.n_out, R.NCH))
     ev = np.empty(R.N_EV)
     info = np.empty(R.NINFO)
-    status = kp.run(pk.P, *pk.arrays, chan, out, ev, info)
+    status = kp.run(P, *pk.arrays, chan, out, ev, info, tr, trn)
+    traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "peripheral")
     if status != R.ST_OK and raise_on_failure:
-        raise SimulationError(_failure_message(status, info))
+        h_max = max(P[R.P_H_SMALL], P[R.P_H_LARGE], P[R.P_H_CAPT])
+        exc = SimulationError(_failure_message(status, info, h_max))
+        exc.trace = traced
+        raise exc
     names = CHANNELS
     channels = {n: out[:, k].copy() for k, n in enumerate(names)}
     events = {n: float(ev[k]) for k, n in enumerate(EVENT_NAMES)}
     return Trajectory(t=channels["t"], channels=channels, events=events, status=int(status),
-                      info=info.copy())
+                      info=info.copy(), trace=traced)

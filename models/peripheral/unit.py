@@ -28,6 +28,7 @@ from models._kernels import peripheral_run_layout as R
 from models.batch import KernelBatch
 from models.errors import InputError
 from models.peripheral import simulate as ps
+from models.trace import Trace, TraceSettings
 from models.unit import Channel, DockingUnit, ledger_channels, vehicle_channels
 
 __all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAMETERS",
@@ -170,6 +171,7 @@ class UnitTrajectory:
     events: dict
     steps: int = 0
     small_steps: int = 0
+    trace: Trace | None = None     # models.trace.Trace when simulated with a trace
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.t if name == "t" else self.channels[name]
@@ -279,6 +281,7 @@ class PeripheralUnit(DockingUnit):
     """The peripheral unit (module docstring)."""
 
     name = "peripheral"
+    supports_trace = True
     title = "peripheral (androgynous ring) docking unit"
     channels = _channels()
     parameters = _PARAMETER_UNITS
@@ -326,15 +329,17 @@ class PeripheralUnit(DockingUnit):
         return float(scenario.integration.output_rate)
 
     def simulate(self, scenario: ps.Scenario, initial: Mapping[str, float] | None = None, *,
-                 rate: float | None = None, duration: float | None = None
-                 ) -> UnitTrajectory:
+                 rate: float | None = None, duration: float | None = None,
+                 trace: TraceSettings | None = None) -> UnitTrajectory:
+        """As :meth:`models.unit.DockingUnit.simulate`; ``trace`` records the routines of a
+        window (:mod:`models.trace`), returned as ``trace`` of the result."""
         ic = None if initial is None else self.initial(initial)
-        tr = ps.simulate(scenario, ic, rate, duration)
+        tr = ps.simulate(scenario, ic, rate, duration, trace=trace)
         ch = {n: v for n, v in tr.channels.items() if n != "t"}
         ev = {n: (None if math.isnan(v) else float(v)) for n, v in tr.events.items()}
         return UnitTrajectory(t=tr.t, channels=ch, events=ev,
                               steps=int(tr.info[R.INFO_STEPS]),
-                              small_steps=int(tr.info[R.INFO_SMALL_STEPS]))
+                              small_steps=int(tr.info[R.INFO_SMALL_STEPS]), trace=tr.trace)
 
     def preset(self, name: str):
         return ps.PRESETS / f"{name}.toml"

@@ -3,7 +3,9 @@ and the batch evaluator used by the reconstruction.
 
 The physics is all in :mod:`models._kernels.probe_cone` (one compiled time loop); this module
 builds its packed arrays once from a :class:`~models.probe_cone.config.Scenario`, runs it and
-names the output.
+names the output. With ``trace=TraceSettings(t0, t1, groups)`` :func:`simulate` also records
+every selected routine per RK4 stage in that window (:mod:`models.trace`), returned as
+:attr:`Trajectory.trace`; an abort's message gives the ``--trace`` window to rerun with.
 
 Packed parameter vector (the reconstruction's contract)
 -------------------------------------------------------
@@ -38,6 +40,7 @@ import numpy as np
 from models import errors as models_errors
 from models.batch import KernelBatch
 from models.errors import InputError
+from models.trace import Trace, TraceSettings, kernel_buffers, no_trace_buffers, rerun_hint
 from models._kernels import probe_cone as kp
 from models.probe_cone.config import (IC_NAMES, IMPLICIT_FRICTION, InitialConditions, Scenario,
                                      housing_primitives)
@@ -130,11 +133,13 @@ _STATUS = {
 class SimulationError(models_errors.SimulationError):
     """The kernel stopped (penetration exceeded, geometry range, hysteresis logic)."""
 
-    def __init__(self, status: int, t: float, detail: str = "") -> None:
+    def __init__(self, status: int, t: float, detail: str = "", step: float = 0.0) -> None:
         self.status = int(status)
         self.t = float(t)
         super().__init__(f"simulation stopped at t = {t:.6f} s: {_STATUS.get(status, status)}"
-                         + (f" ({detail})" if detail else ""))
+                         + (f" ({detail})" if detail else "")
+                         + f"; to see the steps before it rerun with {rerun_hint(t, step)}")
+        self.trace: Trace | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,6 +275,8 @@ class Trajectory:
         Event times [s] (:data:`EVENT_NAMES`), None when the event did not happen.
     steps, small_steps : int
         RK4 steps taken, and how many of them with the small (contact) step.
+    trace : Trace or None
+        The trace (:mod:`models.trace`) when simulated with one.
     """
 
     t: np.ndarray
@@ -278,6 +285,7 @@ class Trajectory:
     steps: int = 0
     small_steps: int = 0
     units: dict = field(default_factory=lambda: dict(CHANNEL_UNITS))
+    trace: Trace | None = None
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name == "t":
@@ -319,7 +327,8 @@ def _unpack(out: np.ndarray, ev: np.ndarray, info: np.ndarray) -> Trajectory:
 
 def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
              rate: float | None = None, duration: float | None = None,
-             overrides: Mapping[str, float] | None = None, t_pre: float = 0.0) -> Trajectory:
+             overrides: Mapping[str, float] | None = None, t_pre: float = 0.0,
+             trace: TraceSettings | None = None) -> Trajectory:
     """Simulate a probe-cone docking.
 
     Parameters
@@ -338,6 +347,10 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
         Free-flight extension before the start [s] (:class:`BatchModel`): the trajectory
         begins at ``-t_pre`` (on the output grid), with the sensor channels at rest, the body
         rates propagated backwards and the other channels NaN before ``t = 0``.
+    trace
+        Record the selected routines in the window (:mod:`models.trace`): kept as
+        :attr:`Trajectory.trace`, and on an abort as the error's ``trace``. Tracing does not
+        change the results.
 
     Returns
     -------
@@ -363,11 +376,24 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)
     info = np.zeros(kp.NINFO)
-    st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info)
+    if trace is not None:
+        P[kp.P_TR_T0] = trace.t0
+        P[kp.P_TR_T1] = trace.t1
+        P[kp.P_TR_MASK] = float(trace.mask)
+        tr, trn = kernel_buffers(trace)
+    else:
+        tr, trn = no_trace_buffers()
+    st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info, tr, trn)
+    traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "probe_cone")
     if st != kp.ST_OK:
         detail = f"element {int(info[kp.INFO_ELEMENT])}" if st == kp.ST_HYSTERESIS else ""
-        raise SimulationError(st, info[kp.INFO_T_FAIL], detail)
-    return _unpack(out, ev, info)
+        h_max = max(P[kp.P_H_SMALL], P[kp.P_H_LARGE], P[kp.P_H_CAPT])
+        exc = SimulationError(st, info[kp.INFO_T_FAIL], detail, h_max)
+        exc.trace = traced
+        raise exc
+    res = _unpack(out, ev, info)
+    res.trace = traced
+    return res
 
 
 # --------------------------------------------------------------------------------------------

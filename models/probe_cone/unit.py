@@ -89,6 +89,7 @@ class ProbeConeUnit(DockingUnit):
     """The probe-cone unit (module docstring)."""
 
     name = "probe_cone"
+    supports_trace = True
     title = "probe-cone (central) docking unit"
     channels = _channels()
     parameters = _PARAMETER_UNITS
@@ -149,9 +150,13 @@ class ProbeConeUnit(DockingUnit):
         return float(scenario.integration.output_rate)
 
     def simulate(self, scenario: Scenario, initial: Mapping[str, float] | None = None, *,
-                 rate: float | None = None, duration: float | None = None):
+                 rate: float | None = None, duration: float | None = None,
+                 trace=None):
+        """As :meth:`models.unit.DockingUnit.simulate`; ``trace``
+        (:class:`models.trace.TraceSettings`) records the routines of a window, returned as
+        ``trace`` of the result."""
         ic = None if initial is None else InitialConditions.from_dict(dict(initial), prefix="")
-        return simulate(scenario, ic, rate=rate, duration=duration)
+        return simulate(scenario, ic, rate=rate, duration=duration, trace=trace)
 
     def preset(self, name: str):
         from models.probe_cone import preset_path

@@ -1,4 +1,11 @@
-"""``dockrecon simulate``: run a forward model and write its channels."""
+"""``dockrecon simulate``: run a forward model and write its channels.
+
+``simulate docking --trace T0:T1 [--trace-what contact,latch,mechanism]`` also writes the
+trace of every selected routine at every RK4 stage in that window of model time (the long
+table of :meth:`models.trace.Trace.frame`) to ``--trace-out`` (default: the output's stem +
+``.trace.parquet``), written even when the run aborts, since an abort's message proposes the
+window to rerun with.
+"""
 from __future__ import annotations
 
 import logging
@@ -8,9 +15,61 @@ import click
 from models.errors import InputError
 from recon.cli.options import Finite, Group, common_options, input_path, output_option, say
 
-__all__ = ["COMMANDS", "simulate", "rig_config"]
+__all__ = ["COMMANDS", "simulate", "rig_config", "TraceWindow", "TraceGroups",
+           "default_trace_path"]
 
 log = logging.getLogger("dockrecon")
+
+
+class TraceWindow(click.ParamType):
+    """``T0:T1`` [s] with ``0 <= T0 < T1`` (:func:`models.trace.parse_window`)."""
+
+    name = "T0:T1"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        from models.trace import parse_window
+
+        try:
+            return parse_window(value)
+        except InputError as exc:
+            self.fail(exc.what, param, ctx)
+
+
+class TraceGroups(click.ParamType):
+    """Comma-separated trace groups (:func:`models.trace.parse_groups`)."""
+
+    name = "GROUPS"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        from models.trace import parse_groups
+
+        try:
+            return parse_groups(value)
+        except InputError as exc:
+            self.fail(exc.what, param, ctx)
+
+
+def default_trace_path(output: str) -> str:
+    """The trace file beside the trajectory: ``DIR/STEM.trace.parquet``."""
+    from pathlib import Path
+
+    p = Path(output)
+    return str(p.with_name(p.stem + ".trace.parquet"))
+
+
+def _write_trace(trace, path: str) -> None:
+    from recon import io
+
+    frame = trace.frame()
+    io.write_table(frame, path, trace.units())
+    if trace.dropped:
+        log.warning("trace: %d rows dropped (the buffer of %d rows was full); narrow the "
+                    "window or raise --trace-max-rows", trace.dropped, trace.settings.max_rows)
+    log.info("trace: %d kernel rows, %d values -> %s", len(trace), len(frame), path)
 
 
 @click.group(cls=Group)
@@ -36,14 +95,41 @@ def simulate() -> None:
 @click.option("--duration", type=Finite(0.0, 1e4, min_open=True), default=None, metavar="S",
               help="Simulated time [s], up to 1e4; default: the scenario's "
                    "integration.duration.")
-def simulate_docking(scenario_path, initial_path, output, events_path, rate, duration):
+@click.option("--trace", "trace_window", type=TraceWindow(), default=None, metavar="T0:T1",
+              help="Trace every selected routine's inputs, intermediates and outputs at every "
+                   "RK4 stage with model time in [T0, T1] s (e.g. the window an abort "
+                   "message proposes).")
+@click.option("--trace-what", "trace_what", type=TraceGroups(),
+              default="contact,latch,mechanism", show_default=True, metavar="GROUPS",
+              help="Routines to trace, comma-separated: contact, latch, mechanism.")
+@output_option("the trace (long table: t, step, stage, group, routine, i, j, status, field, "
+               "value, unit); default: the output's stem + .trace.parquet", required=False,
+               metavar="TRACE.parquet", flag="--trace-out", short=None, dest="trace_out")
+@click.option("--trace-max-rows", type=click.IntRange(1, 100_000_000), default=1_000_000,
+              show_default=True, metavar="N",
+              help="Cap on the traced kernel rows (264 bytes each); rows past it are dropped "
+                   "with a warning.")
+def simulate_docking(scenario_path, initial_path, output, events_path, rate, duration,
+                     trace_window, trace_what, trace_out, trace_max_rows):
     """Simulate a docking (the unit the scenario names) and write its telemetry, loads and
-    energy ledger."""
+    energy ledger; with --trace, also the trace of a window (the contact paper's section 10
+    practice)."""
     from models.errors import SimulationError
     from recon import io
     from recon.config import load_scenario
 
     unit, scn, _ = load_scenario(scenario_path)
+    kw = {}
+    if trace_window is not None:
+        from models.trace import TraceSettings
+
+        if not getattr(unit, "supports_trace", False):
+            raise InputError(f"the {unit.name} unit cannot trace yet", key="--trace")
+        kw["trace"] = TraceSettings(trace_window[0], trace_window[1], trace_what,
+                                    trace_max_rows)
+        trace_out = trace_out or default_trace_path(output)
+    elif trace_out is not None:
+        raise InputError("needs --trace T0:T1", key="--trace-out")
     initial = None
     if initial_path is not None:
         d = io.load_toml(initial_path)
@@ -52,9 +138,13 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
         except InputError as exc:
             raise exc.with_source(initial_path)
     try:
-        traj = unit.simulate(scn, initial, rate=rate, duration=duration)
+        traj = unit.simulate(scn, initial, rate=rate, duration=duration, **kw)
     except SimulationError as exc:
-        raise InputError(str(exc), source=scenario_path) from None
+        msg = str(exc)
+        if getattr(exc, "trace", None) is not None:
+            _write_trace(exc.trace, trace_out)
+            msg += f" (trace written to {trace_out})"
+        raise InputError(msg, source=scenario_path) from None
     except InputError as exc:
         raise exc.with_source(scenario_path)
     frame = traj.to_frame()
@@ -67,6 +157,8 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
                        "settings": {"rate": rate, "duration": duration,
                                     "initial": str(initial_path) if initial_path else None},
                        "versions": io.versions()}, events_path)
+    if kw:
+        _write_trace(traj.trace, trace_out)
     log.info("docking: %d samples, capture %s", len(traj.t), traj.events.get("capture"))
 
 

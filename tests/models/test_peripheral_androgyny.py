@@ -36,6 +36,7 @@ import numpy as np
 import pytest
 
 from models._kernels import peripheral_latch as pl
+from models._kernels import trace_layout as TL
 from models._kernels.contact_layout import TW_O, TW_V, TW_W
 from models._kernels.peripheral_run_layout import ST_OK
 from models._kernels.peripheral_stage import (
@@ -76,7 +77,10 @@ def _wrench(P, tables, c, R, v_ring, w_ring, v_pass, w_pass):
     sc[SC_TWP + TW_W:SC_TWP + TW_W + 3] = w_pass
     ea = np.zeros((eaa.shape[0], eaa.shape[1]))
     cap = np.zeros(ca.shape[0])
-    st, pair, idx, n = _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap)
+    # tracing off: an empty buffer, its counters, a context with mask 0
+    st, pair, idx, n = _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap,
+                                      np.zeros((0, TL.TR_NCOL)), np.zeros(TL.TRN_SIZE, dtype=np.int64),
+                                      np.zeros(TL.TX_SIZE))
     return st, n, sc[SC_ACC:SC_ACC + pl.A_SIZE].copy()
 
 

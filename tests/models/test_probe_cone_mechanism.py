@@ -200,7 +200,8 @@ def _stage(scn, seed):
     sc = np.zeros(kp.NSC)
     st = _rhs(0.0, y, P, pk.mer, pk.slots, pk.hc, table, pk.toff,
               np.zeros(kp.N_ELEM * hk.I_SIZE, dtype=np.int64), np.zeros(kp.N_ELEM * hk.F_SIZE),
-              np.zeros(kp.N_LATCH, dtype=np.int64), np.zeros((kp.N_PL, kp.NLF)), dy, wk, M, sc)
+              np.zeros(kp.N_LATCH, dtype=np.int64), np.zeros((kp.N_PL, kp.NLF)), dy, wk, M, sc,
+              *_no_trace())
     assert st == kp.ST_OK and wk[kp.WK_CONTACT] == 0.0
     return P, y, dy, M, sc
 
@@ -269,8 +270,17 @@ def _call(scn, hc, C, o, law=None):
     twp = np.zeros(ck.TW_SIZE)
     st = _housing_contacts(np.ascontiguousarray(hc, dtype=float), pk.mer, P,
                            np.ascontiguousarray(C, dtype=float), o[0], o[1], o[2], twm, twp,
-                           law, 0.01, acc)
+                           law, 0.01, acc, *_no_trace())
     return st, acc
+
+
+def _no_trace():
+    """The trace arguments of a stage with tracing off: an empty buffer, its counters and a
+    context whose mask is 0 (models._kernels.trace_layout)."""
+    from models._kernels import trace_layout as TL
+
+    return (np.empty((0, TL.TR_NCOL)), np.zeros(TL.TRN_SIZE, dtype=np.int64),
+            np.zeros(TL.TX_SIZE))
 
 
 def _vec(acc, o):
