@@ -80,7 +80,7 @@ from models._kernels.peripheral_stage import (
     M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
     NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
     SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
-    moving_geometry, stage)
+    moving_geometry, ring_bounds, stage)
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 
@@ -357,6 +357,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     cap = np.zeros(C_SIZE)
     kw = np.zeros(km.KW_SIZE)
     sc = np.zeros(NSC)
+    ring_bounds(fa, fp, eaa, ep, sc)
     row = np.zeros(NCH)
     o_pass = np.zeros(3)
     n_pair = 0
