@@ -479,7 +479,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         t = t_next if land else t + h
         h_prev = h
         n_steps += 1
-        if near:
+        if near and not captured:
             n_small += 1
     if captured:
         ev[EV_SEPARATION] = np.nan

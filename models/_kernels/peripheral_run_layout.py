@@ -140,7 +140,7 @@ INFO_T_FAIL = 0     # model time of the failure [s]
 INFO_PAIR = 1       # primitive pair (PAIR_*) of the failure
 INFO_INDEX = 2      # index within the pair kind (petal, edge 12 i + j, point, latch, leg)
 INFO_STEPS = 3      # steps taken
-INFO_SMALL_STEPS = 4  # of which small (near contact)
+INFO_SMALL_STEPS = 4  # of which at the contact step P_H_SMALL (near contact, not captured)
 INFO_T_END = 5      # time reached [s]
 NINFO = 6
 
