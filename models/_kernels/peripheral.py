@@ -23,7 +23,9 @@ Model
   circle (segment-circle), ring-plane points of each ring vs the other ring plane. Reading:
   the digest lists only the active points vs the passive plane (9.4); by the unit's androgyny
   the passive points vs the active plane are added, which changes nothing while the active
-  points carry the load and keeps a tilted mated ring from passing through.
+  points carry the load and keeps a tilted mated ring from passing through. With ``P_PRUNE``
+  the pairs that bounding spheres prove apart are skipped (exact: the same contacts, summed in
+  the same order; :func:`~models._kernels.peripheral_stage.ring_bounds`).
 * Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
   Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
   implicitly with the step just taken and sets the forces held over the next step; triggered
