@@ -25,7 +25,9 @@ Model
   other ring plane. Reading:
   the digest lists only the active points vs the passive plane (9.4); by the unit's androgyny
   the passive points vs the active plane are added, which changes nothing while the active
-  points carry the load and keeps a tilted mated ring from passing through.
+  points carry the load and keeps a tilted mated ring from passing through. With ``P_PRUNE``
+  the pairs that bounding spheres prove apart are skipped (exact: the same contacts, summed in
+  the same order; :func:`~models._kernels.peripheral_stage.ring_bounds`).
 * Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
   Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
   implicitly with the step just taken and sets the forces held over the next step; triggered
@@ -90,7 +92,7 @@ from models._kernels.peripheral_stage import (
     M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
     NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
     SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
-    moving_geometry, stage)
+    moving_geometry, ring_bounds, stage)
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, TX_SIZE, \
@@ -374,6 +376,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     cap = np.zeros(C_SIZE)
     kw = np.zeros(km.KW_SIZE)
     sc = np.zeros(NSC)
+    ring_bounds(fa, fp, eaa, ep, sc)
     row = np.zeros(NCH)
     o_pass = np.zeros(3)
     n_pair = 0
@@ -516,7 +519,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         t = t_next if land else t + h
         h_prev = h
         n_steps += 1
-        if near:
+        if near and not captured:
             n_small += 1
     if captured:
         ev[EV_SEPARATION] = np.nan

@@ -18,7 +18,7 @@ __all__ = [
     "P_L2", "P_G2", "P_W2", "P_THRUST", "P_T_ON", "P_T_OFF", "P_IC", "P_LAW", "P_DNMAX",
     "P_H_SMALL", "P_H_LARGE", "P_H_CAPT", "P_DT_OUT", "P_T_END", "P_MARGIN", "P_LEG_MARGIN",
     "P_EXHAUSTIVE", "P_COS_TOL", "P_GAP_TOL", "P_FULL_NORMAL", "P_Q0", "P_XA_LO", "P_XA_HI",
-    "P_RA", "P_XP_LO", "P_MP", "P_TR_T0", "P_TR_T1", "P_TR_MASK", "NP",
+    "P_RA", "P_XP_LO", "P_PRUNE", "P_MP", "P_TR_T0", "P_TR_T1", "P_TR_MASK", "NP",
     "Y_R1", "Y_V1", "Y_Q1", "Y_W1", "Y_R2", "Y_V2", "Y_Q2", "Y_W2", "Y_QR", "Y_DQR",
     "Y_EDAMP", "Y_ECDISS", "Y_ECEL", "Y_WTHR", "Y_WLATCH", "NY",
     "O_T", "O_RING", "O_RING_ANG", "O_LEG", "O_CONTACT", "O_SENSOR", "O_CAPTURE", "O_LATCH",
@@ -73,7 +73,9 @@ P_XA_LO = 107       # active ring geometry's abscissa range in ring axes [m] (bo
 P_XA_HI = 108       #   of petals, edges, fans, latches and sensors)
 P_RA = 109          # largest distance of that geometry from the ring axis [m]
 P_XP_LO = 110       # lowest abscissa of the passive geometry in PU [m] (petal tops)
-P_MP = 111          # ring mechanism parameters (peripheral_mechanism MP_*)
+P_PRUNE = 111       # 1: skip ring-ring primitive pairs whose bounding spheres prove them apart
+                    # (exact: the same contacts as 0, which tests every pair)
+P_MP = 112          # ring mechanism parameters (peripheral_mechanism MP_*)
 P_TR_T0 = P_MP + MP_SIZE    # trace window start [s] (models._kernels.trace_layout)
 P_TR_T1 = P_TR_T0 + 1       # trace window end [s]
 P_TR_MASK = P_TR_T0 + 2     # traced groups (G_* bit mask as a float; 0: no trace)
@@ -141,7 +143,7 @@ INFO_T_FAIL = 0     # model time of the failure [s]
 INFO_PAIR = 1       # primitive pair (PAIR_*) of the failure
 INFO_INDEX = 2      # index within the pair kind (petal, edge 12 i + j, point, latch, leg)
 INFO_STEPS = 3      # steps taken
-INFO_SMALL_STEPS = 4  # of which small (near contact)
+INFO_SMALL_STEPS = 4  # of which at the contact step P_H_SMALL (near contact, not captured)
 INFO_T_END = 5      # time reached [s]
 NINFO = 6
 

@@ -20,6 +20,8 @@ active inner circle in PU (``C_*``).
 """
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from models._kernels import NJIT
@@ -28,15 +30,17 @@ from models._kernels import peripheral_mechanism as km
 from models._kernels import peripheral_trace as pt
 from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import (
-    C_BX, C_UX, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE, NONE, PL_RMAX, TW_O, TW_SIZE,
+    C_BX, C_BY, C_BZ, C_R, C_UX, C_UY, C_UZ, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE,
+    NONE, PL_RMAX, TW_O, TW_SIZE,
     TW_V, TW_W)
 from models._kernels.contact_revolution import sphere_vs_plane
 from models._kernels.contact_segments import fan_vs_circle, segment_vs_circle, segment_vs_segment
 from models._kernels.peripheral_layout import (
-    LA_AX, LA_NX, SE_CX, SEG_NCOL)
+    EDGES_PER_PETAL, LA_AX, LA_NX, N_PETALS, SE_CX, SEG_NCOL)
 from models._kernels.peripheral_run_layout import *  # noqa: F401,F403
 from models._kernels.peripheral_run_layout import (
-    P_DNMAX, P_EXHAUSTIVE, P_G1, P_G2, P_IM1, P_IM2, P_L1, P_L2, P_LAW, P_MP, P_T_OFF, P_T_ON,
+    P_DNMAX, P_EXHAUSTIVE, P_G1, P_G2, P_IM1, P_IM2, P_L1, P_L2, P_LAW, P_MP, P_PRUNE,
+    P_T_OFF, P_T_ON,
     P_THRUST, PAIR_EDGE_ACTIVE_CIRCLE, PAIR_EDGE_EDGE, PAIR_EDGE_PASSIVE_CIRCLE,
     PAIR_FAN_ACTIVE, PAIR_FAN_PASSIVE, PAIR_LATCH_LOCK, PAIR_NONE, PAIR_POINT_ACTIVE_PLANE,
     PAIR_POINT_PASSIVE_PLANE, ST_GEOMETRY, ST_OK, ST_PENETRATION, Y_DQR, Y_ECDISS, Y_ECEL,
@@ -49,7 +53,9 @@ __all__ = [
     "M_J2", "M_JI2", "M_I", "NM",
     "SC_W1I", "SC_W2I", "SC_RAU", "SC_VAU", "SC_RPU", "SC_VPU", "SC_RC", "SC_VC", "SC_WRI",
     "SC_TWR", "SC_TWP", "SC_BW", "SC_F", "SC_FEXT", "SC_MEXT", "SC_OM", "SC_AL", "SC_AO",
-    "SC_DDQ", "SC_ACC", "SC_FIF", "SC_MIF", "SC_NCONT", "SC_VOA", "NSC",
+    "SC_DDQ", "SC_ACC", "SC_FIF", "SC_MIF", "SC_NCONT", "SC_VOA", "SC_BV", "NSC",
+    "BV_EH_A", "BV_EH_P", "BV_EM_P", "BV_SPH_A", "BV_SPH_P", "BV_CA", "BV_PNEAR", "BV_SIZE",
+    "PRUNE_EPS", "ring_bounds",
     "frames", "stage", "point_velocity", "moving_geometry",
 ]
 
@@ -94,7 +100,27 @@ SC_FIF = SC_ACC + pl.A_SIZE     # interface force on the passive unit, PU (3)
 SC_MIF = SC_FIF + 3             # interface moment about the PU origin, PU (3)
 SC_NCONT = SC_MIF + 3           # number of ring-ring contacts of the last stage
 SC_VOA = SC_NCONT + 1           # inertial velocity of the AU origin, AU axes (3)
-NSC = SC_VOA + 3
+SC_BV = SC_VOA + 3              # bounding volumes of the ring tables (BV_*, ring_bounds)
+
+# ---- bounding volumes sc[SC_BV + BV_*] -----------------------------------------------------
+# Constant over a run (filled once by ring_bounds) except BV_PNEAR (every stage). Edge e of
+# petal k is row EDGES_PER_PETAL k + EDGE_* of the edge tables; petal k's fan is fan[k].
+_NE = N_PETALS * EDGES_PER_PETAL
+BV_EH_A = 0                     # half-length of each active edge (12) [m]
+BV_EH_P = BV_EH_A + _NE         # of each passive edge (12) [m]
+BV_EM_P = BV_EH_P + _NE         # midpoint of each passive edge, PU (12 x 3) [m]
+BV_SPH_A = BV_EM_P + 3 * _NE    # sphere (centre 3, radius) holding petal k's fan and edges,
+                                #   active petals in ring axes (3 x 4) [m]
+BV_SPH_P = BV_SPH_A + 4 * N_PETALS   # passive petals in PU (3 x 4) [m]
+BV_CA = BV_SPH_P + 4 * N_PETALS      # active petal spheres' centres in PU, this stage (3 x 3)
+BV_PNEAR = BV_CA + 3 * N_PETALS      # 1.0 when active petal a and passive petal p may touch
+                                     #   (index N_PETALS a + p), this stage (9)
+BV_SIZE = BV_PNEAR + N_PETALS * N_PETALS
+NSC = SC_BV + BV_SIZE
+
+#: slack [m] added to every pruning bound: far above the rounding of the detectors' own
+#: quantities (~1e-16 m on a 1 m ring), so a pair the bound skips is one they find apart
+PRUNE_EPS = 1e-6
 
 
 @njit(**NJIT)
@@ -138,7 +164,7 @@ def frames(y, P, M, sc, kw):
     _mm(M[M_G2], M[M_A2], M[M_APU])
     _mtv(M[M_A1], y, Y_W1, sc, SC_W1I)
     _mtv(M[M_A2], y, Y_W2, sc, SC_W2I)
-    t = sc[NSC - 3:NSC]     # SC_VOA used as a temporary first
+    t = sc[SC_VOA:SC_VOA + 3]     # SC_VOA used as a temporary first
     for (ab, yr, yv, lo, wi, ro, vo) in ((M_A1, Y_R1, Y_V1, P_L1, SC_W1I, SC_RAU, SC_VAU),
                                          (M_A2, Y_R2, Y_V2, P_L2, SC_W2I, SC_RPU, SC_VPU)):
         _mtv(M[ab], P, lo, t, 0)
@@ -243,14 +269,94 @@ def _bad(st):
 
 
 @njit(**NJIT)
+def _petal_sphere(fan, edges, k, out, o):
+    """Sphere holding every generator and side-face edge (both end points) of petal ``k``:
+    centre of their bounding box and the largest distance from it, into ``out[o:o + 4]``."""
+    lo0 = 1e300; lo1 = 1e300; lo2 = 1e300
+    hi0 = -1e300; hi1 = -1e300; hi2 = -1e300
+    e0 = EDGES_PER_PETAL * k
+    for pass_ in range(2):
+        r2 = 0.0
+        for i in range(fan.shape[0] + EDGES_PER_PETAL):
+            for end in range(2):
+                if i < fan.shape[0]:
+                    x = fan[i, 0] + end * fan[i, 3]
+                    y = fan[i, 1] + end * fan[i, 4]
+                    z = fan[i, 2] + end * fan[i, 5]
+                else:
+                    row = e0 + i - fan.shape[0]
+                    x = edges[row, 0] + end * edges[row, 3]
+                    y = edges[row, 1] + end * edges[row, 4]
+                    z = edges[row, 2] + end * edges[row, 5]
+                if pass_ == 0:
+                    lo0 = min(lo0, x); lo1 = min(lo1, y); lo2 = min(lo2, z)
+                    hi0 = max(hi0, x); hi1 = max(hi1, y); hi2 = max(hi2, z)
+                else:
+                    d2 = (x - out[o]) ** 2 + (y - out[o + 1]) ** 2 + (z - out[o + 2]) ** 2
+                    r2 = max(r2, d2)
+        if pass_ == 0:
+            out[o] = 0.5 * (lo0 + hi0)
+            out[o + 1] = 0.5 * (lo1 + hi1)
+            out[o + 2] = 0.5 * (lo2 + hi2)
+        else:
+            out[o + 3] = math.sqrt(r2)
+
+
+def ring_bounds(fa, fp, eaa, ep, sc):
+    """Fill the run-constant bounding volumes ``sc[SC_BV + BV_*]`` from the ring tables (the
+    active ones in ring axes, the passive ones in PU): each edge's half-length, each passive
+    edge's midpoint, and each petal's sphere (fan generators and edges). :func:`stage` with
+    ``P[P_PRUNE] = 1`` needs them; the time loop calls this once."""
+    b = SC_BV
+    for i in range(eaa.shape[0]):
+        sc[b + BV_EH_A + i] = 0.5 * math.sqrt(eaa[i, 3] ** 2 + eaa[i, 4] ** 2 + eaa[i, 5] ** 2)
+    for j in range(ep.shape[0]):
+        sc[b + BV_EH_P + j] = 0.5 * math.sqrt(ep[j, 3] ** 2 + ep[j, 4] ** 2 + ep[j, 5] ** 2)
+        for k in range(3):
+            sc[b + BV_EM_P + 3 * j + k] = ep[j, k] + 0.5 * ep[j, 3 + k]
+    for k in range(fa.shape[0]):
+        _petal_sphere(fa[k], eaa, k, sc, b + BV_SPH_A + 4 * k)
+    for k in range(fp.shape[0]):
+        _petal_sphere(fp[k], ep, k, sc, b + BV_SPH_P + 4 * k)
+    for k in range(N_PETALS * N_PETALS):
+        sc[b + BV_PNEAR + k] = 1.0
+
+
+@njit(**NJIT)
+def _apart_from_circle(mx, my, mz, rad, circ):
+    """True when no point of the ball (centre ``m`` [m], radius ``rad`` [m]) lies in the plane
+    of the circle ``circ`` (``C_*``) outside its radius: then no segment inside the ball can
+    cross that plane outside the circle, the only way :func:`segment_vs_circle_xyz` (and so
+    :func:`fan_vs_circle`) returns anything but NONE. The ball misses the plane
+    (``|(m - B).u| > rad``) or its trace lies inside the circle (``rho_m + rad < R_C``, with
+    ``rho_m`` the distance of ``m``'s projection from the axis)."""
+    dx = mx - circ[C_BX]; dy = my - circ[C_BY]; dz = mz - circ[C_BZ]
+    ax = dx * circ[C_UX] + dy * circ[C_UY] + dz * circ[C_UZ]
+    if abs(ax) > rad + PRUNE_EPS:
+        return True
+    rho2 = dx * dx + dy * dy + dz * dz - ax * ax
+    lim = circ[C_R] - rad - PRUNE_EPS
+    return lim > 0.0 and rho2 < lim * lim
+
+
+@njit(**NJIT)
 def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr, trn, tcx):
     """Every ring-ring primitive pair (module docstring of :mod:`models._kernels.peripheral`).
-    Returns ``(status, pair, index, n_contacts)``. With tracing on (``tcx[TX_MASK] != 0``)
-    every pair the detector reports (contact or failure) is written to ``tr``
-    (:mod:`models._kernels.peripheral_trace`)."""
+    Returns ``(status, pair, index, n_contacts)``.
+
+    With ``P[P_PRUNE]`` set, a pair is skipped when bounding spheres prove that its detector
+    would return NONE (or a result this function discards): fans and edges against a circle
+    by :func:`_apart_from_circle` (petal sphere, or the edge's midpoint sphere), edge pairs by
+    their petals' spheres and then their own midpoint spheres (an edge-edge contact needs
+    points of the two segments within ``dn_max``). The pairs tested keep their order, so the
+    forces are summed in the same order and the result is bit-identical.
+
+    With tracing on (``tcx[TX_MASK] != 0``) every pair the detector reports (contact or
+    failure) is written to ``tr`` (:mod:`models._kernels.peripheral_trace`)."""
     law = P[P_LAW:P_LAW + LAW_SIZE]
     tw = sc[SC_TWR:SC_TWP + TW_SIZE]
     dn_max = P[P_DNMAX]
+    prune = P[P_PRUNE] != 0.0
     exh = P[P_EXHAUSTIVE] != 0.0
     r_face = plane[PL_RMAX]
     R = M[M_APR]
@@ -267,7 +373,28 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
     _mtv(R, ca, C_UX, cap, C_UX)
     for k in range(C_UX + 3, C_SIZE):
         cap[k] = ca[k]
+    b = SC_BV
+    if prune:
+        # active petal spheres into PU; the petal pairs whose spheres are within dn_max
+        for a in range(N_PETALS):
+            o = b + BV_SPH_A + 4 * a
+            _mtv(R, sc, o, sc, b + BV_CA + 3 * a)
+            qx = sc[b + BV_CA + 3 * a] + cx
+            qy = sc[b + BV_CA + 3 * a + 1] + cy
+            qz = sc[b + BV_CA + 3 * a + 2] + cz
+            sc[b + BV_CA + 3 * a] = qx
+            sc[b + BV_CA + 3 * a + 1] = qy
+            sc[b + BV_CA + 3 * a + 2] = qz
+            for p_ in range(N_PETALS):
+                o2 = b + BV_SPH_P + 4 * p_
+                lim = sc[o + 3] + sc[o2 + 3] + dn_max + PRUNE_EPS
+                d2 = (qx - sc[o2]) ** 2 + (qy - sc[o2 + 1]) ** 2 + (qz - sc[o2 + 2]) ** 2
+                sc[b + BV_PNEAR + N_PETALS * a + p_] = 1.0 if d2 <= lim * lim else 0.0
     for k in range(fa.shape[0]):
+        if prune and _apart_from_circle(sc[b + BV_CA + 3 * k], sc[b + BV_CA + 3 * k + 1],
+                                        sc[b + BV_CA + 3 * k + 2],
+                                        sc[b + BV_SPH_A + 4 * k + 3], cp):
+            continue
         res = fan_vs_circle(fa[k], r, R, cp, dn_max, exh)
         if res[0] != NONE and not _outside_face(res, cp, r_face):
             if tcx[TX_MASK] != 0.0:
@@ -278,6 +405,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
             n += 1
     # passive fans live in PU: identity frame at the origin
     for k in range(fp.shape[0]):
+        o = b + BV_SPH_P + 4 * k
+        if prune and _apart_from_circle(sc[o], sc[o + 1], sc[o + 2], sc[o + 3], cap):
+            continue
         res = fan_vs_circle(fp[k], sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap,
                             dn_max, exh)
         if res[0] != NONE and not _outside_face(res, cap, r_face):
@@ -289,7 +419,19 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
             n += 1
     for i in range(ea.shape[0]):
+        # midpoint sphere of active edge i
+        mx = ea[i, 0] + 0.5 * ea[i, 3]; my = ea[i, 1] + 0.5 * ea[i, 4]
+        mz = ea[i, 2] + 0.5 * ea[i, 5]
+        hi = sc[b + BV_EH_A + i] + dn_max + PRUNE_EPS
+        pa_ = N_PETALS * (i // EDGES_PER_PETAL)
         for j in range(ep.shape[0]):
+            if prune:
+                if sc[b + BV_PNEAR + pa_ + j // EDGES_PER_PETAL] == 0.0:
+                    continue
+                o = b + BV_EM_P + 3 * j
+                lim = hi + sc[b + BV_EH_P + j]
+                if (mx - sc[o]) ** 2 + (my - sc[o + 1]) ** 2 + (mz - sc[o + 2]) ** 2 > lim * lim:
+                    continue
             res = segment_vs_segment(ea[i, 0], ea[i, 1], ea[i, 2], ea[i, 3], ea[i, 4], ea[i, 5],
                                      ep[j, 0], ep[j, 1], ep[j, 2], ep[j, 3], ep[j, 4], ep[j, 5],
                                      dn_max)
@@ -302,14 +444,16 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
             # are the same at either point
             if res[0] == CONTACT:
                 hd = 0.5 * res[1]
-                mx = res[5] + hd * res[2]
-                my = res[6] + hd * res[3]
-                mz = res[7] + hd * res[4]
+                kx = res[5] + hd * res[2]
+                ky = res[6] + hd * res[3]
+                kz = res[7] + hd * res[4]
                 if tcx[TX_MASK] != 0.0:
                     pt.seg_seg_row(tr, trn, tcx, law, tw, i, j,
-                                   (res[0], res[1], res[2], res[3], res[4], mx, my, mz), ea, ep)
-                _apply(res[1], res[2], res[3], res[4], mx, my, mz, P, sc)
+                                   (res[0], res[1], res[2], res[3], res[4], kx, ky, kz), ea, ep)
+                _apply(res[1], res[2], res[3], res[4], kx, ky, kz, P, sc)
                 n += 1
+        if prune and _apart_from_circle(mx, my, mz, sc[b + BV_EH_A + i], cp):
+            continue
         res = segment_vs_circle(ea[i, 0], ea[i, 1], ea[i, 2], ea[i, 3], ea[i, 4], ea[i, 5], cp,
                                 dn_max)
         if res[0] != NONE and not _outside_face(res, cp, r_face):
@@ -321,6 +465,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
             _apply(res[1], res[2], res[3], res[4], res[5], res[6], res[7], P, sc)
             n += 1
     for j in range(ep.shape[0]):
+        o = b + BV_EM_P + 3 * j
+        if prune and _apart_from_circle(sc[o], sc[o + 1], sc[o + 2], sc[b + BV_EH_P + j], cap):
+            continue
         res = segment_vs_circle(ep[j, 0], ep[j, 1], ep[j, 2], ep[j, 3], ep[j, 4], ep[j, 5], cap,
                                 dn_max)
         if res[0] != NONE and not _outside_face(res, cap, r_face):

@@ -58,7 +58,8 @@ class Integration:
     """RK4 steps [s]: ``dt_contact`` while the rings are within ``gap_margin`` [m] of touching
     or a leg within ``leg_margin`` [m] of an end stop, ``dt_free`` otherwise, ``dt_captured``
     after capture; ``duration`` [s]; ``output_rate`` [Hz]; ``exhaustive``: the fan search by
-    brute force instead of the dichotomy (acceptance tests)."""
+    brute force instead of the dichotomy (acceptance tests); ``prune``: skip the ring-ring
+    primitive pairs that bounding spheres prove apart (exact; off tests every pair)."""
 
     dt_contact: float
     dt_free: float
@@ -68,22 +69,27 @@ class Integration:
     gap_margin: float = 0.02
     leg_margin: float = 0.005
     exhaustive: bool = False
+    prune: bool = True
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Integration":
         p = "integration."
         _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "duration", "output_rate",
-                        "gap_margin", "leg_margin", "exhaustive", "source"}, p)
+                        "gap_margin", "leg_margin", "exhaustive", "prune", "source"}, p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
             raise InputError("expected true or false", key=p + "exhaustive")
+        pr = d.get("prune", True)
+        if not isinstance(pr, bool):
+            raise InputError("expected true or false", key=p + "prune")
         out = cls(dt_contact=dc, dt_free=_num(d, "dt_free", p, positive=True),
                   dt_captured=_num(d, "dt_captured", p, dc, positive=True),
                   duration=_num(d, "duration", p, positive=True),
                   output_rate=_num(d, "output_rate", p, positive=True),
                   gap_margin=_num(d, "gap_margin", p, 0.02, nonneg=True),
-                  leg_margin=_num(d, "leg_margin", p, 0.005, nonneg=True), exhaustive=ex)
+                  leg_margin=_num(d, "leg_margin", p, 0.005, nonneg=True), exhaustive=ex,
+                  prune=pr)
         if out.dt_free < dc:
             raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
         return out
@@ -241,6 +247,7 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
     P[R.P_MARGIN] = it.gap_margin
     P[R.P_LEG_MARGIN] = it.leg_margin
     P[R.P_EXHAUSTIVE] = 1.0 if it.exhaustive else 0.0
+    P[R.P_PRUNE] = 1.0 if it.prune else 0.0
     P[R.P_COS_TOL] = sc.capture.cos_angle
     P[R.P_GAP_TOL] = sc.capture.gap
     # the guide's reaction normal to the latch axis acts on the vehicles too: without it the

@@ -40,7 +40,7 @@ from models._kernels import trace_layout as TL
 from models._kernels.contact_layout import TW_O, TW_V, TW_W
 from models._kernels.peripheral_run_layout import ST_OK
 from models._kernels.peripheral_stage import (
-    M_APR, M_I, NM, NSC, SC_ACC, SC_TWP, SC_TWR, _ring_contacts)
+    M_APR, M_I, NM, NSC, SC_ACC, SC_TWP, SC_TWR, _ring_contacts, ring_bounds)
 from models.peripheral.geometry import ANDROGYNOUS_TURN as T
 from models.peripheral.simulate import load_scenario, pack
 
@@ -70,6 +70,7 @@ def _wrench(P, tables, c, R, v_ring, w_ring, v_pass, w_pass):
     M[M_APR] = R
     M[M_I] = np.eye(3)
     sc = np.zeros(NSC)
+    ring_bounds(fa, fp, eaa, ep, sc)       # the pruning's bounding spheres (P_PRUNE = 1)
     sc[SC_TWR + TW_O:SC_TWR + TW_O + 3] = c
     sc[SC_TWR + TW_V:SC_TWR + TW_V + 3] = v_ring
     sc[SC_TWR + TW_W:SC_TWR + TW_W + 3] = w_ring
