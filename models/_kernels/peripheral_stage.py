@@ -302,6 +302,7 @@ def _petal_sphere(fan, edges, k, out, o):
             out[o + 3] = math.sqrt(r2)
 
 
+@njit(**NJIT)
 def ring_bounds(fa, fp, eaa, ep, sc):
     """Fill the run-constant bounding volumes ``sc[SC_BV + BV_*]`` from the ring tables (the
     active ones in ring axes, the passive ones in PU): each edge's half-length, each passive
