@@ -31,7 +31,7 @@ from models._kernels import trace_layout as TL
 from models.errors import InputError
 
 __all__ = ["TraceSettings", "Trace", "DEFAULT_MAX_ROWS", "parse_window", "parse_groups",
-           "kernel_buffers", "no_trace_buffers", "rerun_hint", "HINT_SPAN"]
+           "kernel_buffers", "no_trace_buffers", "arm", "rerun_hint", "HINT_SPAN"]
 
 #: default cap on the kernel rows of one trace (33 float64 each: 264 MB at the cap; the long
 #: frame holds up to 26 values per row)
@@ -108,6 +108,20 @@ def kernel_buffers(settings: TraceSettings) -> tuple[np.ndarray, np.ndarray]:
 def no_trace_buffers() -> tuple[np.ndarray, np.ndarray]:
     """The buffers of a run that does not trace: ``(0, TR_NCOL)`` and the counters."""
     return np.empty((0, TL.TR_NCOL)), np.zeros(TL.TRN_SIZE, dtype=np.int64)
+
+
+def arm(P: np.ndarray, settings: "TraceSettings | None", o_t0: int, o_t1: int,
+        o_mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel inputs of a run: ``P`` with the trace window and group mask written at the
+    unit's offsets (a copy when tracing, ``P`` itself when not) and the buffers
+    (:func:`kernel_buffers` or :func:`no_trace_buffers`)."""
+    if settings is None:
+        return (P, *no_trace_buffers())
+    P = P.copy()
+    P[o_t0] = settings.t0
+    P[o_t1] = settings.t1
+    P[o_mask] = float(settings.mask)
+    return (P, *kernel_buffers(settings))
 
 
 def rerun_hint(t_fail: float, step: float, span: float = HINT_SPAN) -> str:

@@ -41,7 +41,7 @@ from models.peripheral.latches import (
 from models.peripheral.mechanism import Mechanism, ready_pose
 from models.limits import check_keys as _check_keys, number as _num
 from models.probe_cone.config import ContactLaw, InitialConditions, Thrust
-from models.trace import Trace, TraceSettings, kernel_buffers, no_trace_buffers, rerun_hint
+from models.trace import Trace, TraceSettings, arm, rerun_hint
 
 __all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
            "pack", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
@@ -356,15 +356,7 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
         attribute. Tracing does not change the results.
     """
     pk = pack(scenario, initial, rate, duration)
-    P = pk.P
-    if trace is not None:
-        P = P.copy()
-        P[R.P_TR_T0] = trace.t0
-        P[R.P_TR_T1] = trace.t1
-        P[R.P_TR_MASK] = float(trace.mask)
-        tr, trn = kernel_buffers(trace)
-    else:
-        tr, trn = no_trace_buffers()
+    P, tr, trn = arm(pk.P, trace, R.P_TR_T0, R.P_TR_T1, R.P_TR_MASK)
     chan = np.arange(R.NCH, dtype=np.int64)
     out = np.empty((pk.n_out, R.NCH))
     ev = np.empty(R.N_EV)

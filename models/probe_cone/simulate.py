@@ -40,7 +40,7 @@ import numpy as np
 from models import errors as models_errors
 from models.batch import KernelBatch
 from models.errors import InputError
-from models.trace import Trace, TraceSettings, kernel_buffers, no_trace_buffers, rerun_hint
+from models.trace import Trace, TraceSettings, arm, rerun_hint
 from models._kernels import probe_cone as kp
 from models.probe_cone.config import (IC_NAMES, IMPLICIT_FRICTION, InitialConditions, Scenario,
                                      housing_primitives)
@@ -376,13 +376,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     out = np.empty((n_out, kp.NCH))
     ev = np.empty(kp.N_EV)
     info = np.zeros(kp.NINFO)
-    if trace is not None:
-        P[kp.P_TR_T0] = trace.t0
-        P[kp.P_TR_T1] = trace.t1
-        P[kp.P_TR_MASK] = float(trace.mask)
-        tr, trn = kernel_buffers(trace)
-    else:
-        tr, trn = no_trace_buffers()
+    P, tr, trn = arm(P, trace, kp.P_TR_T0, kp.P_TR_T1, kp.P_TR_MASK)
     st = kp.run(P, pk.mer, pk.slots, pk.hc, pk.table, pk.toff, chan, out, ev, info, tr, trn)
     traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "probe_cone")
     if st != kp.ST_OK:
