@@ -13,6 +13,15 @@ captured step of the same law: largest differences of the ring position, ring an
 leg lengths over the samples, capture time, energy-ledger residual over the run (of the
 initial kinetic energy), steps and CPU time (``process_time`` of one run, compiled).
 
+``python benchmarks/peripheral_speed.py preset [--repeats N]``: CPU time of the 20-s
+reference run as the preset had it (rigid-cage preload, 0.5-ms captured step) and as it is
+(caged preload, its ``dt_captured``), interleaved in one process like ``prune``.
+
+``python benchmarks/peripheral_speed.py draws``: the energy-ledger residual over 5 s (of the
+initial kinetic energy) of the 8 random captures of the acceptance test
+(``tests/models/test_peripheral_behaviour.py::test_energy_ledger_random_captures``, its
+draws), for ``dt_captured`` = 0.5, 1, 2 ms with the caged and the rigid-cage preload.
+
 ``python benchmarks/peripheral_speed.py cage``: the linearised ring on its legs at the ready
 pose with the preset's cage stiffness and dampers: cage-mode angular frequencies, the largest
 eigenvalue magnitude and ``|lambda| h`` at the preset's captured step.
@@ -72,6 +81,30 @@ def prune(repeats: int) -> None:
               f"{int(tr.info[R.INFO_SMALL_STEPS])}, ledger {_ledger_pct(tr):.3f} %")
 
 
+def preset(repeats: int) -> None:
+    base = load_scenario("reference")
+    runs = {"rigid cage, 0.5 ms": _variant(base, mechanism=LAWS["rigid"], dt_captured=5e-4),
+            f"caged, {base.integration.dt_captured * 1e3:g} ms": base}
+    _interleaved(runs, repeats)
+
+
+def _interleaved(runs, repeats: int) -> None:
+    cpu = {k: [] for k in runs}
+    last = {}
+    for s in runs.values():
+        simulate(s)                      # compile or load the cache
+    for _ in range(repeats):
+        for k, s in runs.items():
+            c0 = time.process_time()
+            last[k] = simulate(s)
+            cpu[k].append(time.process_time() - c0)
+    for k, tr in last.items():
+        print(f"{k:18s} CPU median {np.median(cpu[k]):.3f} s (min {min(cpu[k]):.3f} s), "
+              f"steps {int(tr.info[R.INFO_STEPS])}, contact steps "
+              f"{int(tr.info[R.INFO_SMALL_STEPS])}, ledger {_ledger_pct(tr):.3f} %, "
+              f"capture {tr.events['capture']:.4f} s")
+
+
 def captured(laws) -> None:
     base = load_scenario("reference")
     print(f"preset: preload {base.mechanism.spring_preload:g} N, cage "
@@ -97,6 +130,26 @@ def captured(laws) -> None:
                   f"{leg * 1e3:.3f} mm, capture {dtc * 1e3:.2f} ms, ledger "
                   f"{_ledger_pct(tr):.3f} %, steps {int(tr.info[R.INFO_STEPS])}, "
                   f"CPU {cpu:.3f} s", flush=True)
+
+
+def draws() -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws, _ledger
+    base = load_scenario("reference")
+    ics = _draws(8)
+    for law in ("caged", "rigid"):
+        for h in (5e-4, 1e-3, 2e-3):
+            s = _variant(base, mechanism=LAWS[law], dt_captured=h)
+            out = []
+            for ic in ics:
+                c = simulate(s, ic, duration=5.0).channels
+                e = _ledger(c)
+                out.append(100.0 * np.max(np.abs(e - e[0])) / c["energy_kinetic"][0])
+            print(f"{law:5s} dt_captured {h * 1e3:.3g} ms: ledger over 5 s [% of KE0], draws "
+                  f"0-7: " + " ".join(f"{x:.3f}" for x in out) + f" (largest {max(out):.3f})",
+                  flush=True)
 
 
 def cage() -> None:
@@ -127,7 +180,7 @@ def cage() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("prune", "captured", "cage"))
+    ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage"))
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--laws", default="caged,rigid,zero",
                     help="comma-separated leg-preload laws of the captured sweep: "
@@ -137,6 +190,10 @@ def main() -> None:
         prune(a.repeats)
     elif a.what == "captured":
         captured([x for x in a.laws.split(",") if x])
+    elif a.what == "preset":
+        preset(a.repeats)
+    elif a.what == "draws":
+        draws()
     else:
         cage()
 
