@@ -5,30 +5,53 @@
 with the primitive-pair pruning on and off, interleaved in one process (median and minimum of
 ``process_time``), steps, contact steps and the energy ledger.
 
-``python benchmarks/peripheral_speed.py captured``: the captured step ``dt_captured`` swept
-at the preset's leg preload and at zero preload, each against a 0.125-ms captured step of the
-same preload: largest differences of the ring position, ring angles and leg lengths over the
-samples, capture time, energy-ledger residual over the run (of the initial kinetic energy)
-and steps.
+``python benchmarks/peripheral_speed.py captured [--laws caged,rigid,zero]``: the captured
+step ``dt_captured`` swept (0.5, 1, 2 ms) for each leg-preload law -- ``caged``: the preset
+(preload in its compliant cage, ``preload_stiffness``), ``rigid``: the same preload with a
+rigid cage (the force step ``sign(c) F0``), ``zero``: no preload -- each against a 0.125-ms
+captured step of the same law: largest differences of the ring position, ring angles and
+leg lengths over the samples, capture time, energy-ledger residual over the run (of the
+initial kinetic energy), steps and CPU time (``process_time`` of one run, compiled).
+
+``python benchmarks/peripheral_speed.py preset [--repeats N]``: CPU time of the 20-s
+reference run as the preset had it (rigid-cage preload, 0.5-ms captured step) and as it is
+(caged preload, its ``dt_captured``), interleaved in one process like ``prune``.
+
+``python benchmarks/peripheral_speed.py draws``: the energy-ledger residual over 5 s (of the
+initial kinetic energy) of the 8 random captures of the acceptance test
+(``tests/models/test_peripheral_behaviour.py::test_energy_ledger_random_captures``, its
+draws), for ``dt_captured`` = 0.5, 1, 2 ms with the caged and the rigid-cage preload.
+
+``python benchmarks/peripheral_speed.py cage``: the linearised ring on its legs at the ready
+pose with the preset's cage stiffness and dampers: cage-mode angular frequencies, the largest
+eigenvalue magnitude and ``|lambda| h`` at the preset's captured step.
 """
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import time
 
 import numpy as np
 
+from models._kernels import peripheral_mechanism as km
 from models._kernels import peripheral_run_layout as R
+from models.peripheral.mechanism import ready_pose
 from models.peripheral.simulate import load_scenario, simulate
 
+# leg-preload laws of the captured-step sweep: mechanism fields replaced in the preset
+LAWS = {"caged": {}, "rigid": {"preload_stiffness": math.inf}, "zero": {"spring_preload": 0.0}}
 
-def _variant(base, *, preload=None, **integration):
+
+def _variant(base, *, preload=None, mechanism=None, **integration):
     s = dataclasses.replace(base, integration=dataclasses.replace(base.integration,
                                                                   **integration))
+    over = dict(mechanism or {})
     if preload is not None:
-        s = dataclasses.replace(s, mechanism=dataclasses.replace(s.mechanism,
-                                                                 spring_preload=preload))
+        over["spring_preload"] = preload
+    if over:
+        s = dataclasses.replace(s, mechanism=dataclasses.replace(s.mechanism, **over))
     return s
 
 
@@ -58,12 +81,42 @@ def prune(repeats: int) -> None:
               f"{int(tr.info[R.INFO_SMALL_STEPS])}, ledger {_ledger_pct(tr):.3f} %")
 
 
-def captured() -> None:
+def preset(repeats: int) -> None:
     base = load_scenario("reference")
-    for preload in (base.mechanism.spring_preload, 0.0):
-        ref = simulate(_variant(base, preload=preload, dt_captured=1.25e-4))
+    runs = {"rigid cage, 0.5 ms": _variant(base, mechanism=LAWS["rigid"], dt_captured=5e-4),
+            f"caged, {base.integration.dt_captured * 1e3:g} ms": base}
+    _interleaved(runs, repeats)
+
+
+def _interleaved(runs, repeats: int) -> None:
+    cpu = {k: [] for k in runs}
+    last = {}
+    for s in runs.values():
+        simulate(s)                      # compile or load the cache
+    for _ in range(repeats):
+        for k, s in runs.items():
+            c0 = time.process_time()
+            last[k] = simulate(s)
+            cpu[k].append(time.process_time() - c0)
+    for k, tr in last.items():
+        print(f"{k:18s} CPU median {np.median(cpu[k]):.3f} s (min {min(cpu[k]):.3f} s), "
+              f"steps {int(tr.info[R.INFO_STEPS])}, contact steps "
+              f"{int(tr.info[R.INFO_SMALL_STEPS])}, ledger {_ledger_pct(tr):.3f} %, "
+              f"capture {tr.events['capture']:.4f} s")
+
+
+def captured(laws) -> None:
+    base = load_scenario("reference")
+    print(f"preset: preload {base.mechanism.spring_preload:g} N, cage "
+          f"{base.mechanism.preload_stiffness:g} N/m (c_p "
+          f"{base.mechanism.preload_compliance() * 1e3:.3f} mm)")
+    for law in laws:
+        over = LAWS[law]
+        ref = simulate(_variant(base, mechanism=over, dt_captured=1.25e-4))
+        print(f"{law}: 0.125-ms reference: capture {ref.events['capture']:.4f} s, ledger "
+              f"{_ledger_pct(ref):.3f} %, steps {int(ref.info[R.INFO_STEPS])}")
         for h in (5e-4, 1e-3, 2e-3):
-            s = _variant(base, preload=preload, dt_captured=h)
+            s = _variant(base, mechanism=over, dt_captured=h)
             c0 = time.process_time()
             tr = simulate(s)
             cpu = time.process_time() - c0
@@ -72,22 +125,77 @@ def captured() -> None:
                       for n in ("ring_roll", "ring_pitch", "ring_yaw"))
             leg = max(np.max(np.abs(tr[f"leg_{i}"] - ref[f"leg_{i}"])) for i in range(1, 7))
             dtc = abs(tr.events["capture"] - ref.events["capture"])
-            print(f"preload {preload:5.1f} N, dt_captured {h * 1e3:.3g} ms: ring position "
+            print(f"{law:5s} dt_captured {h * 1e3:.3g} ms: ring position "
                   f"{pos * 1e3:.3f} mm, ring angles {ang * 1e3:.3f} mrad, legs "
                   f"{leg * 1e3:.3f} mm, capture {dtc * 1e3:.2f} ms, ledger "
                   f"{_ledger_pct(tr):.3f} %, steps {int(tr.info[R.INFO_STEPS])}, "
-                  f"CPU {cpu:.3f} s")
+                  f"CPU {cpu:.3f} s", flush=True)
+
+
+def draws() -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws, _ledger
+    base = load_scenario("reference")
+    ics = _draws(8)
+    for law in ("caged", "rigid"):
+        for h in (5e-4, 1e-3, 2e-3):
+            s = _variant(base, mechanism=LAWS[law], dt_captured=h)
+            out = []
+            for ic in ics:
+                c = simulate(s, ic, duration=5.0).channels
+                e = _ledger(c)
+                out.append(100.0 * np.max(np.abs(e - e[0])) / c["energy_kinetic"][0])
+            print(f"{law:5s} dt_captured {h * 1e3:.3g} ms: ledger over 5 s [% of KE0], draws "
+                  f"0-7: " + " ".join(f"{x:.3f}" for x in out) + f" (largest {max(out):.3f})",
+                  flush=True)
+
+
+def cage() -> None:
+    sc = load_scenario("reference")
+    m = sc.mechanism
+    mp = m.pack()
+    q0 = ready_pose(m)
+    kw = np.zeros(km.KW_SIZE)
+    km.leg_kinematics(mp, q0, np.zeros(6), kw)
+    jac = np.zeros((6, 6))
+    km.leg_jacobian(kw, jac)
+    g = kw[km.KW_G:km.KW_G + 9].reshape(3, 3)
+    M = np.zeros((6, 6))
+    M[:3, :3] = m.ring_mass * np.eye(3)
+    M[3:, 3:] = g.T @ m.inertia_matrix() @ g          # A_R = I at the ready pose
+    K = m.preload_stiffness * jac.T @ jac
+    C = m.damping * jac.T @ jac
+    w = np.sqrt(np.sort(np.linalg.eigvals(np.linalg.solve(M, K)).real))
+    A = np.block([[np.zeros((6, 6)), np.eye(6)],
+                  [-np.linalg.solve(M, K), -np.linalg.solve(M, C)]])
+    lam = np.abs(np.linalg.eigvals(A)).max()
+    h = sc.integration.dt_captured
+    print(f"cage k_p {m.preload_stiffness:g} N/m, c_p {m.preload_compliance() * 1e3:.3f} mm; "
+          f"undamped cage modes {np.round(w, 1)} rad/s; with the dampers max |lambda| "
+          f"{lam:.1f} 1/s; dt_captured {h * 1e3:g} ms: omega_max h {w.max() * h:.3f}, "
+          f"|lambda| h {lam * h:.3f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("prune", "captured"))
+    ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage"))
     ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--laws", default="caged,rigid,zero",
+                    help="comma-separated leg-preload laws of the captured sweep: "
+                         + ", ".join(LAWS))
     a = ap.parse_args()
     if a.what == "prune":
         prune(a.repeats)
+    elif a.what == "captured":
+        captured([x for x in a.laws.split(",") if x])
+    elif a.what == "preset":
+        preset(a.repeats)
+    elif a.what == "draws":
+        draws()
     else:
-        captured()
+        cage()
 
 
 if __name__ == "__main__":

@@ -30,9 +30,12 @@ and the base along ``-u_i``), is the sum of
 * the absorber, compression ``c_i = L0_i + s_i - L_i`` (``L0_i`` free length, ``s_i`` the
   accumulated brake shift), one of two kinds (parameter ``MP_KIND``):
 
-  - ``KIND_LINEAR``: a preloaded double-acting spring cartridge,
-    ``F_s = sign(c) (F0 + k |c|)``, in series with a Coulomb friction brake that slips in
-    compression at ``F_BC`` and in extension at ``F_BT``. Within an integration step the
+  - ``KIND_LINEAR``: a preloaded double-acting spring cartridge in series with a Coulomb
+    friction brake that slips in compression at ``F_BC`` and in extension at ``F_BT``. The
+    spring is held at its preload ``F0`` by a cage of stiffness ``k_p``: below ``F0`` the
+    cage deflects, ``F_s = k_p c`` for ``|c| <= c_p = F0 / k_p``; beyond, the spring moves,
+    ``F_s = sign(c) F0 + k (c - sign(c) c_p)``. ``c_p = 0`` (a rigid cage) is the force
+    step ``F_s = sign(c) (F0 + k |c|)``. Within an integration step the
     absorber force is ``F_s`` clipped to ``[-F_BT, F_BC]`` (the brake slips at exactly its
     threshold: zero stiffness beyond the slip point, digest A.10 item 1); between steps
     :func:`legs_between` commits the slip as an irreversible shift of the spring's free
@@ -49,9 +52,12 @@ and the base along ``-u_i``), is the sum of
 * leg end stops: a stiff linear spring ``k_stop`` outside ``[L_min, L_max]``;
 * a viscous damper ``-c L_i'`` in parallel with the absorber.
 
-The preload is a force step ``F0`` at ``c = 0``; a fixed RK4 step across it is first-order
-accurate there (energy error up to ``F0 |L'| h`` per crossing; the tests measure it). Use
-``F0 = 0`` or a hysteresis element with a stiff common first segment where that matters.
+With a rigid cage (``c_p = 0``) the preload is a force step ``F0`` at ``c = 0``; a fixed
+RK4 step across it is first-order accurate there (energy error up to ``F0 |L'| h`` per
+crossing; the tests measure it), and once the ring settles at ``c = 0`` a long step chatters
+across the step and the dampers absorb the chatter. A compliant cage (``c_p > 0``) makes the
+law continuous (Lipschitz, kinks at ``+-c_p``), so RK4 keeps its order wherever ``k_p``'s
+mode is resolved by the step.
 
 Brake-slip reading (documented choice): the slip of a step is committed from the state at
 the end of the step, so a slip that starts and reverses inside one step is lost (the error
@@ -97,7 +103,7 @@ __all__ = [
     "NL", "KIND_LINEAR", "KIND_HYSTERESIS",
     "MP_MASS", "MP_INV_MASS", "MP_J", "MP_JINV", "MP_BASE", "MP_RING", "MP_L0", "MP_K",
     "MP_F0", "MP_C", "MP_FBC", "MP_FBT", "MP_CSLIP_C", "MP_CSLIP_T", "MP_LMIN", "MP_LMAX",
-    "MP_KSTOP", "MP_KIND", "MP_SIZE",
+    "MP_KSTOP", "MP_KIND", "MP_CP", "MP_KP", "MP_SIZE",
     "KW_A", "KW_G", "KW_OMEGA", "KW_P", "KW_U", "KW_L", "KW_LD", "KW_SIZE",
     "LS_SHIFT", "LS_BRAKE_WORK", "LS_SIZE",
     "FK_SIZE", "FK_OK", "FK_NO_CONVERGENCE", "FK_SINGULAR",
@@ -124,13 +130,15 @@ MP_F0 = 63         # spring preload F0 (KIND_LINEAR) [N]
 MP_C = 64          # leg damper c [N s/m]
 MP_FBC = 65        # brake slip force in compression F_BC (KIND_LINEAR) [N]
 MP_FBT = 66        # brake slip force in extension F_BT (KIND_LINEAR) [N]
-MP_CSLIP_C = 67    # compression at which the brake slips, (F_BC - F0) / k [m]
-MP_CSLIP_T = 68    # extension at which the brake slips, (F_BT - F0) / k [m]
+MP_CSLIP_C = 67    # compression at which the brake slips, c_p + (F_BC - F0) / k [m]
+MP_CSLIP_T = 68    # extension at which the brake slips, c_p + (F_BT - F0) / k [m]
 MP_LMIN = 69       # shortest leg length before the end stop [m]
 MP_LMAX = 70       # longest leg length before the end stop [m]
 MP_KSTOP = 71      # end-stop stiffness [N/m]
 MP_KIND = 72       # absorber kind (float holding KIND_LINEAR or KIND_HYSTERESIS)
-MP_SIZE = 73
+MP_CP = 73         # preload cage deflection c_p = F0 / k_p, 0 for a rigid cage [m]
+MP_KP = 74         # preload cage stiffness k_p, 0 for a rigid cage (KIND_LINEAR) [N/m]
+MP_SIZE = 75
 
 # ---- kinematics workspace KW ----------------------------------------------------------------
 KW_A = 0           # A_R, AU -> ring, row-major (9)
@@ -222,18 +230,24 @@ def leg_jacobian(kw, jac):
 # leg forces and their discrete state
 @njit(**NJIT)
 def _linear_absorber(MP, c):
-    """Preloaded spring in series with the brake, compression ``c`` [m] -> force [N]."""
-    if c > 0.0:
-        f = MP[MP_F0] + MP[MP_K] * c
+    """Preloaded spring in its cage, in series with the brake: compression ``c`` [m] ->
+    force [N], compression positive.
+
+    ``k_p c`` inside the cage (``|c| <= c_p``), ``sign(c) F0 + k (c - sign(c) c_p)`` beyond,
+    clipped to ``[-F_BT, F_BC]``. With ``c_p = 0`` (``MP_KP = 0``) this is the force step
+    ``sign(c) (F0 + k |c|)`` bit for bit."""
+    cp = MP[MP_CP]
+    if c > cp:
+        f = MP[MP_F0] + MP[MP_K] * (c - cp)
         if f > MP[MP_FBC]:
             f = MP[MP_FBC]
         return f
-    if c < 0.0:
-        f = -MP[MP_F0] + MP[MP_K] * c
+    if c < -cp:
+        f = -MP[MP_F0] + MP[MP_K] * (c + cp)
         if f < -MP[MP_FBT]:
             f = -MP[MP_FBT]
         return f
-    return 0.0
+    return MP[MP_KP] * c
 
 
 @njit(**NJIT)
@@ -308,15 +322,30 @@ def legs_between(MP, kw, LS, table, toff, hist_i, hist_f, t):
 
 
 @njit(**NJIT)
+def _linear_stored(MP, c):
+    """Energy [J] stored in the caged preloaded spring at compression ``c`` [m] (inside the
+    slip points): the integral of :func:`_linear_absorber` from 0 to ``c``."""
+    cp = MP[MP_CP]
+    a = abs(c)
+    if a <= cp:
+        return 0.5 * MP[MP_KP] * c * c
+    d = a - cp
+    return 0.5 * MP[MP_F0] * cp + MP[MP_F0] * d + 0.5 * MP[MP_K] * d * d
+
+
+@njit(**NJIT)
 def legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, out):
     """Energy of the legs at the lengths in ``kw``: ``out[0]`` stored in the absorber springs
     and end stops [J], ``out[1]`` brake work [J] (committed plus the slip of the current step
     not yet committed; ``KIND_LINEAR`` only, 0 for ``KIND_HYSTERESIS`` whose dissipation is
     the absorber work minus ``out[0]``).
 
-    For ``KIND_LINEAR`` the stored energy is ``F0 |c'| + k c'^2 / 2`` with ``c'`` the
-    compression clipped to the slip points; for ``KIND_HYSTERESIS`` it is the energy returned
-    on unloading along the backward branch (the probe-cone unit's convention)."""
+    For ``KIND_LINEAR`` the stored energy, with ``c'`` the compression clipped to the slip
+    points, is ``k_p c'^2 / 2`` inside the cage (``|c'| <= c_p``) and
+    ``F0 c_p / 2 + F0 (|c'| - c_p) + k (|c'| - c_p)^2 / 2`` beyond (the work of
+    :func:`_linear_absorber` from 0; ``c_p = 0``: ``F0 |c'| + k c'^2 / 2``); for
+    ``KIND_HYSTERESIS`` it is the energy returned on unloading along the backward branch (the
+    probe-cone unit's convention)."""
     hyst = MP[MP_KIND] == KIND_HYSTERESIS
     e = 0.0
     w = 0.0
@@ -334,7 +363,7 @@ def legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, out):
             elif c < -MP[MP_CSLIP_T]:
                 w += MP[MP_FBT] * (-MP[MP_CSLIP_T] - c)
                 c = -MP[MP_CSLIP_T]
-            e += MP[MP_F0] * abs(c) + 0.5 * MP[MP_K] * c * c
+            e += _linear_stored(MP, c)
         if L < MP[MP_LMIN]:
             e += 0.5 * MP[MP_KSTOP] * (MP[MP_LMIN] - L) ** 2
         elif L > MP[MP_LMAX]:

@@ -70,6 +70,15 @@ class Mechanism:
         Leg spring rate ``k`` [N/m] (linear absorber).
     spring_preload : float
         Preload ``F0`` of the double-acting spring cartridge [N] (linear absorber).
+    preload_stiffness : float
+        Stiffness ``k_p`` of the cage that holds the spring at its preload [N/m] (linear
+        absorber): below ``F0`` the leg deflects by ``c = F / k_p`` up to
+        ``c_p = F0 / k_p``, beyond it the spring moves (law in
+        :mod:`models._kernels.peripheral_mechanism`). ``math.inf`` (default): a rigid cage,
+        the force step ``sign(c) F0`` at zero compression. The cage stiffness, not ``c_p``,
+        is the parameter: it is the hardware's property, it alone sets the cage mode that
+        limits the integration step, and with ``F0 = 0`` the cage drops out by itself
+        (``c_p = 0``) instead of leaving a dead band ``+-c_p``.
     damping : float
         Leg damper ``c`` [N s/m].
     brake_force_compression, brake_force_extension : float
@@ -105,6 +114,7 @@ class Mechanism:
     leg_stroke_extension: float
     stop_rate: float
     leg_free_length: float | None = None
+    preload_stiffness: float = math.inf
     absorber: Any = None
     source: str = "illustrative"
 
@@ -127,6 +137,10 @@ class Mechanism:
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
                 raise InputError("must be a finite number >= 0", key=p + name)
+        if not (isinstance(self.preload_stiffness, (int, float))
+                and self.preload_stiffness > 0.0):
+            raise InputError("must be a number > 0 (inf: a rigid cage)",
+                             key=p + "preload_stiffness")
         if self.absorber is None:
             if not (math.isfinite(self.spring_rate) and self.spring_rate > 0.0):
                 raise InputError("must be a finite number > 0", key=p + "spring_rate")
@@ -162,7 +176,7 @@ class Mechanism:
             if k not in names:
                 raise InputError("unknown key", key=prefix + str(k))
         kw: dict[str, Any] = {}
-        optional = {"leg_free_length", "absorber", "source"}
+        optional = {"leg_free_length", "preload_stiffness", "absorber", "source"}
         for f in fields(cls):
             if f.name not in d:
                 if f.name in optional:
@@ -243,6 +257,13 @@ class Mechanism:
         base, ring = self.joints()
         return np.linalg.norm(self.nominal_pose()[:3] + ring - base, axis=1)
 
+    def preload_compliance(self) -> float:
+        """Cage deflection at the preload ``c_p = F0 / k_p`` [m]; 0 for a rigid cage, for
+        ``F0 = 0`` and for a hysteresis absorber."""
+        if self.absorber is not None or math.isinf(self.preload_stiffness):
+            return 0.0
+        return self.spring_preload / self.preload_stiffness
+
     # -- packing ------------------------------------------------------------------------------
     def pack(self) -> np.ndarray:
         """The parameter array ``MP`` (``MP_SIZE``, layout ``MP_*`` of
@@ -267,8 +288,12 @@ class Mechanism:
         mp[km.MP_FBC] = fbc
         mp[km.MP_FBT] = fbt
         if self.absorber is None:
-            mp[km.MP_CSLIP_C] = (fbc - self.spring_preload) / self.spring_rate
-            mp[km.MP_CSLIP_T] = (fbt - self.spring_preload) / self.spring_rate
+            cp = self.preload_compliance()
+            if cp > 0.0:
+                mp[km.MP_CP] = cp
+                mp[km.MP_KP] = self.preload_stiffness
+            mp[km.MP_CSLIP_C] = cp + (fbc - self.spring_preload) / self.spring_rate
+            mp[km.MP_CSLIP_T] = cp + (fbt - self.spring_preload) / self.spring_rate
             mp[km.MP_KIND] = km.KIND_LINEAR
         else:
             mp[km.MP_CSLIP_C] = mp[km.MP_CSLIP_T] = 1e300

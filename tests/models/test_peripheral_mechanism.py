@@ -283,17 +283,21 @@ def test_free_undamped_vibration_conserves_ring_ke_plus_spring_energy():
     assert out[:, 1].max() > 0.5 * E[0] and out[:, 0].max() > 0.5 * E[0]  # it does vibrate
 
 
-@pytest.mark.parametrize("preload, tol", [(0.0, 2e-6), (100.0, 3e-3)])
-def test_energy_ledger_closes_with_brake_slip_and_damping(preload, tol):
+@pytest.mark.parametrize("preload, kp, tol", [(0.0, math.inf, 2e-6), (100.0, math.inf, 3e-3),
+                                               (100.0, 5.0e5, 1e-4)])
+def test_energy_ledger_closes_with_brake_slip_and_damping(preload, kp, tol):
     # KE + stored + brake work + damper work = initial energy (82 J; the brakes take ~20 J).
     # The brake force is exactly its threshold inside a step and the slip is booked at that
     # force, so without preload the ledger error is RK4's, degraded to O(h^3) locally by the
     # force kinks where a brake starts or stops slipping: measured 3e-7 at h = 0.2 ms
     # (3e-8 at 0.1 ms), tolerance 2e-6. The preload is a force step F0 at c = 0; an RK4 step
     # across it errs by up to F0 |L'| h ~ 0.02 J per crossing: measured 8e-4 (2.3e-4 at
-    # 0.1 ms, first order), tolerance 3e-3.
+    # 0.1 ms, first order), tolerance 3e-3. A caged preload (k_p = 5e5 N/m, c_p = 0.2 mm)
+    # is continuous: what is left are the kinks at +-c_p, crossed at up to 2 m/s (0.4 mm per
+    # step, more than c_p): measured 2.8e-5 (9.7e-6 at 0.1 ms), tolerance 1e-4, 30x below
+    # the force step's error at the same step.
     m = _mech(brake_force_compression=400.0, brake_force_extension=400.0, damping=50.0,
-              spring_preload=preload)
+              spring_preload=preload, preload_stiffness=kp)
     q0 = ready_pose(m)
     dq = np.array([-2.0, 0.15, -0.1, 0.2, -0.1, 0.3])   # a hard push: the brakes slip
     out, ls = _rk4_run(m, q0, dq, 2e-4, 2500, between=True)
@@ -435,6 +439,190 @@ def test_brake_sticks_then_slips_at_its_threshold_and_dissipates_threshold_times
     np.testing.assert_allclose(ls[km.LS_SHIFT::km.LS_SIZE], -slip, rtol=1e-12)
 
 
+# ------------------------------------------------------------------------------------------
+# caged preload (continuous law)
+KP = 5.0e5        # cage stiffness [N/m]: c_p = 100 N / KP = 0.2 mm
+
+
+def _absorber_closed_form(c, F0, k, kp, fbc, fbt):
+    """Force [N] and stored energy [J] of the caged preloaded spring with the brake, written
+    out independently of the kernel (numpy, vectorised): ``(force, stored, slip work)`` with
+    the slip work of the not yet committed slip beyond the slip points."""
+    c = np.asarray(c, float)
+    cp = F0 / kp if np.isfinite(kp) else 0.0
+    a = np.abs(c)
+    f_spring = np.where(a <= cp, (kp if cp > 0 else 0.0) * c,
+                        np.sign(c) * F0 + k * (c - np.sign(c) * cp))
+    f = np.clip(f_spring, -fbt, fbc)
+    cs_c, cs_t = cp + (fbc - F0) / k, cp + (fbt - F0) / k
+    cc = np.clip(c, -cs_t, cs_c)
+    ac = np.abs(cc)
+    e = np.where(ac <= cp, 0.5 * (kp if cp > 0 else 0.0) * cc ** 2,
+                 0.5 * F0 * cp + F0 * (ac - cp) + 0.5 * k * (ac - cp) ** 2)
+    w = np.where(c > cs_c, fbc * (c - cs_c), 0.0) + np.where(c < -cs_t, fbt * (-cs_t - c), 0.0)
+    return f, e, w
+
+
+def _leg0_at(mp, c):
+    """Leg lengths with leg 0 compressed by ``c`` [m], the others at their free length
+    (compression exactly 0), and the compression the kernel reads for leg 0 (``L0 + 0 - L``,
+    rounded as the kernel rounds it)."""
+    L = mp[km.MP_L0:km.MP_L0 + 6].copy()
+    L[0] = L[0] - c
+    return L, (mp[km.MP_L0] + 0.0) - L[0]
+
+
+def _one_leg(mp, c):
+    """Kernel force, stored energy and slip work of leg 0 at compression ``c`` [m] (no
+    damper), and the compression the kernel read."""
+    L, c_read = _leg0_at(mp, c)
+    kw = _leg_kw(mp, L, 0.0)
+    F = np.zeros(6)
+    e = np.zeros(2)
+    ls = np.zeros(12)
+    km.leg_forces(mp, kw, ls, *EMPTY, F)
+    km.legs_energy(mp, kw, ls, *EMPTY, e)
+    return F[0], e[0], e[1], c_read
+
+
+def test_caged_preload_force_and_energy_match_the_closed_form():
+    # k_p c inside |c| <= c_p, sign(c) F0 + k (c - sign(c) c_p) beyond, clipped at the brake;
+    # stored energy k_p c^2/2, F0 c_p/2 + F0 (|c| - c_p) + k (|c| - c_p)^2/2, slip work
+    # beyond the slip points c_p + (F_B - F0)/k: the same arithmetic up to association, so
+    # rel. 1e-12. The grid includes +-c_p, the slip points and both sides of each.
+    m = _mech(damping=0.0, preload_stiffness=KP, brake_force_extension=500.0)
+    mp = m.pack()
+    F0, k, fbc, fbt = m.spring_preload, m.spring_rate, 800.0, 500.0
+    cp = F0 / KP
+    assert mp[km.MP_CP] == cp and mp[km.MP_KP] == KP
+    assert mp[km.MP_CSLIP_C] == pytest.approx(cp + (fbc - F0) / k, rel=1e-15)
+    assert mp[km.MP_CSLIP_T] == pytest.approx(cp + (fbt - F0) / k, rel=1e-15)
+    special = [cp, -cp, mp[km.MP_CSLIP_C], -mp[km.MP_CSLIP_T]]
+    cs = np.concatenate([np.linspace(-0.045, 0.09, 271), np.linspace(-3 * cp, 3 * cp, 61),
+                         special, np.array(special) * (1 + 1e-9),
+                         np.array(special) * (1 - 1e-9)])
+    got = np.array([_one_leg(mp, c) for c in cs])
+    f, e, w = _absorber_closed_form(got[:, 3], F0, k, KP, fbc, fbt)
+    np.testing.assert_allclose(got[:, 0], f, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got[:, 1], e, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got[:, 2], w, rtol=1e-12, atol=1e-15)
+    # the stored energy is the work of the force: its central difference (h = 1e-8 m, at
+    # points farther than h from the kinks) is the force. The energy is piecewise quadratic,
+    # so the difference has no truncation error, only rounding, eps e / h < 1e-6 N
+    # (e < 20 J): tolerance 1e-5 N
+    h = 1e-8
+    for c in np.concatenate([np.linspace(-0.9 * cp, 0.9 * cp, 7), [1.5 * cp, 0.03, -0.02,
+                                                                  -1.5 * cp]]):
+        de = (_one_leg(mp, c + h)[1] - _one_leg(mp, c - h)[1]) / (2 * h)
+        assert de == pytest.approx(_one_leg(mp, c)[0], abs=1e-5)
+
+
+def test_caged_preload_is_continuous_at_the_cage_limits():
+    # force and energy across +-c_p: over 2e-12 m the force changes by at most k_p 2e-12 =
+    # 1e-6 N and the energy by F0 2e-12 = 2e-10 J, tolerance 1e-9 J (plus rounding of the
+    # 0.01 J); a rigid cage jumps by 2 F0 = 200 N at 0, the contrast the check must see.
+    # (The grid stays inside the end stops: extension stroke 0.05 m.)
+    mp = _mech(damping=0.0, preload_stiffness=KP).pack()
+    cp = mp[km.MP_CP]
+    for c0 in (cp, -cp):
+        lo, hi = _one_leg(mp, c0 - 1e-12), _one_leg(mp, c0 + 1e-12)
+        assert abs(hi[0] - lo[0]) < 1e-6 and abs(hi[1] - lo[1]) < 1e-9
+        assert abs(abs(_one_leg(mp, c0)[0]) - 100.0) < 1e-9     # k_p c_p = F0
+    rigid = _mech(damping=0.0).pack()
+    assert _one_leg(rigid, 1e-12)[0] - _one_leg(rigid, -1e-12)[0] == pytest.approx(200.0)
+
+
+def _old_law(c, F0, k, fbc, fbt):
+    """The rigid-cage law as it stood: sign(c) (F0 + k |c|) clipped, energy F0 |c'| +
+    k c'^2 / 2, slip work beyond (F_B - F0) / k (scalar, same operation order)."""
+    if c > 0.0:
+        f = min(F0 + k * c, fbc)
+    elif c < 0.0:
+        f = max(-F0 + k * c, -fbt)
+    else:
+        f = 0.0
+    cs_c, cs_t = (fbc - F0) / k, (fbt - F0) / k
+    w = 0.0
+    if c > cs_c:
+        w = fbc * (c - cs_c)
+        c = cs_c
+    elif c < -cs_t:
+        w = fbt * (-cs_t - c)
+        c = -cs_t
+    return f, F0 * abs(c) + 0.5 * k * c * c, w
+
+
+@pytest.mark.parametrize("over", [{}, {"preload_stiffness": math.inf},
+                                  {"preload_stiffness": KP, "spring_preload": 0.0}])
+def test_rigid_cage_reproduces_the_force_step_exactly(over):
+    # c_p = 0 (k_p = inf, the default; or F0 = 0 whatever k_p) packs c_p = k_p = 0 and the
+    # kernel returns the old law bit for bit (==, no tolerance)
+    m = _mech(damping=0.0, brake_force_extension=500.0, **over)
+    mp = m.pack()
+    assert m.preload_compliance() == 0.0 and mp[km.MP_CP] == 0.0 and mp[km.MP_KP] == 0.0
+    F0, k = m.spring_preload, m.spring_rate
+    for c in np.concatenate([np.linspace(-0.045, 0.1, 146), [0.0, 1e-9, -1e-9]]):
+        f, e, w, _ = _one_leg(mp, c)
+        assert (f, e, w) == _old_law(_one_leg(mp, c)[3], F0, k, 800.0, 500.0)
+
+
+def test_caged_brake_slips_at_the_shifted_slip_point():
+    # pushed at constant rate, no damper: the force follows the caged law up to F_BC, the
+    # brake then holds it at F_BC; slip = stroke - (c_p + (F_BC - F0)/k), brake work
+    # F_BC x slip, stored F0 c_p/2 + F0 c_s' + k c_s'^2/2 (c_s' = (F_BC - F0)/k): rel. 1e-12
+    m = _mech(damping=0.0, preload_stiffness=KP)
+    mp = m.pack()
+    L0 = mp[km.MP_L0]
+    F0, k, fbc = m.spring_preload, m.spring_rate, m.brake_force_compression
+    cp = F0 / KP
+    v, h, n = 0.05, 1e-3, 3000
+    ls = m.fresh_leg_state()
+    F = np.zeros(6)
+    e = np.zeros(2)
+    for j in range(1, n + 1):
+        kw = _leg_kw(mp, L0 - v * j * h, -v)
+        km.leg_forces(mp, kw, ls, *EMPTY, F)
+        c = v * j * h
+        expect = min(F0 + k * (c - cp), fbc) if c > cp else KP * c
+        assert F[0] == pytest.approx(expect, rel=1e-12)
+        km.legs_between(mp, kw, ls, *EMPTY, j * h)
+    slip = v * n * h - (cp + (fbc - F0) / k)
+    np.testing.assert_allclose(ls[km.LS_SHIFT::km.LS_SIZE], -slip, rtol=1e-12)
+    km.legs_energy(mp, kw, ls, *EMPTY, e)
+    d = (fbc - F0) / k
+    assert e[1] == pytest.approx(6 * fbc * slip, rel=1e-12)
+    assert e[0] == pytest.approx(6 * (0.5 * F0 * cp + F0 * d + 0.5 * k * d * d), rel=1e-12)
+
+
+def test_caged_small_deflection_stiffness_and_the_cage_mode_at_the_preset_step():
+    # Inside the cage (deflections 1e-6 << c_p = 0.2 mm) the ring sits on k_p:
+    # -dQ/dq = k_p J^T J (central differences, rel. 1e-6 as for the spring). The preset's
+    # cage modes with its dampers: the largest |lambda| of the linearised ring times the
+    # preset's captured step must stay <= 0.5 (the resolution the preset states, RK4's
+    # stability limit is 2.8).
+    from models.peripheral.simulate import load_scenario
+    sc = load_scenario("reference")
+    m = sc.mechanism
+    mp = m.pack()
+    q0 = ready_pose(m)
+    J = _jac(_kin(mp, q0))
+    K = m.preload_stiffness * J.T @ J
+    h = 1e-6
+    Kfd = np.empty((6, 6))
+    for j in range(6):
+        e = np.zeros(6)
+        e[j] = h
+        Kfd[:, j] = -(_gen_force(mp, q0 + e) - _gen_force(mp, q0 - e)) / (2 * h)
+    np.testing.assert_allclose(Kfd, K, rtol=0, atol=1e-6 * np.abs(K).max())
+    _, M, _ = _linear_modes(m)
+    C = m.damping * J.T @ J
+    A = np.block([[np.zeros((6, 6)), np.eye(6)],
+                  [-np.linalg.solve(M, K), -np.linalg.solve(M, C)]])
+    lam = np.abs(np.linalg.eigvals(A)).max()
+    assert lam * sc.integration.dt_captured <= 0.5
+    assert m.preload_compliance() == pytest.approx(m.spring_preload / m.preload_stiffness)
+
+
 def test_hysteresis_absorber_kind_drives_the_element_with_the_leg_compression():
     # KIND_HYSTERESIS: each leg's absorber force is the element's force at c = L0 - L
     from models.hysteresis import element_from_dict
@@ -473,6 +661,8 @@ def test_hysteresis_absorber_kind_drives_the_element_with_the_leg_compression():
     ({"ring_inertia": [1.0, 1.0, 5.0]}, "mechanism.ring_inertia"),
     ({"leg_stroke_compression": 2.0}, "mechanism.leg_stroke_compression"),
     ({"base_pair_angle": 3.0}, "mechanism.base_pair_angle"),
+    ({"preload_stiffness": 0.0}, "mechanism.preload_stiffness"),
+    ({"preload_stiffness": "stiff"}, "mechanism.preload_stiffness"),
 ])
 def test_from_dict_names_the_bad_key(change, key):
     with pytest.raises(InputError) as exc:
