@@ -65,20 +65,8 @@ def _ledger_pct(tr) -> float:
 
 def prune(repeats: int) -> None:
     base = load_scenario("reference")
-    runs = {"prune on": _variant(base, prune=True), "prune off": _variant(base, prune=False)}
-    cpu = {k: [] for k in runs}
-    last = {}
-    for s in runs.values():
-        simulate(s)                      # compile or load the cache
-    for _ in range(repeats):
-        for k, s in runs.items():
-            c0 = time.process_time()
-            last[k] = simulate(s)
-            cpu[k].append(time.process_time() - c0)
-    for k, tr in last.items():
-        print(f"{k:10s} CPU median {np.median(cpu[k]):.3f} s (min {min(cpu[k]):.3f} s), "
-              f"steps {int(tr.info[R.INFO_STEPS])}, contact steps "
-              f"{int(tr.info[R.INFO_SMALL_STEPS])}, ledger {_ledger_pct(tr):.3f} %")
+    _interleaved({"prune on": _variant(base, prune=True),
+                  "prune off": _variant(base, prune=False)}, repeats)
 
 
 def preset(repeats: int) -> None:

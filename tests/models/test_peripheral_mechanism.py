@@ -168,6 +168,17 @@ def _gen_force(mp, q, dq=None, ls=None):
     return _jac(kw).T @ F
 
 
+def _fd_stiffness(mp, q0, h=1e-6):
+    """Stiffness matrix of the generalized leg force at ``q0`` by central differences of
+    step ``h`` [m, rad]: ``K[:, j] = -dQ/dq_j``."""
+    K = np.empty((6, 6))
+    for j in range(6):
+        e = np.zeros(6)
+        e[j] = h
+        K[:, j] = -(_gen_force(mp, q0 + e) - _gen_force(mp, q0 - e)) / (2 * h)
+    return K
+
+
 def test_small_deflection_stiffness_is_jt_diag_k_j():
     # at the free-length pose the leg forces vanish, so -dQ/dq = J^T diag(k) J exactly;
     # central differences (h = 1e-6, piecewise-smooth only away from the preload, here 0):
@@ -177,13 +188,7 @@ def test_small_deflection_stiffness_is_jt_diag_k_j():
     q0 = ready_pose(m)
     J = _jac(_kin(mp, q0))
     K = J.T @ np.diag(np.full(6, m.spring_rate)) @ J
-    h = 1e-6
-    Kfd = np.empty((6, 6))
-    for j in range(6):
-        e = np.zeros(6)
-        e[j] = h
-        Kfd[:, j] = -(_gen_force(mp, q0 + e) - _gen_force(mp, q0 - e)) / (2 * h)
-    np.testing.assert_allclose(Kfd, K, rtol=0, atol=1e-6 * np.abs(K).max())
+    np.testing.assert_allclose(_fd_stiffness(mp, q0), K, rtol=0, atol=1e-6 * np.abs(K).max())
 
 
 def _accel(mp, q, dq, F=None, fe=None, me=None, om=None, al=None, ao=None, ls=None):
@@ -607,13 +612,7 @@ def test_caged_small_deflection_stiffness_and_the_cage_mode_at_the_preset_step()
     q0 = ready_pose(m)
     J = _jac(_kin(mp, q0))
     K = m.preload_stiffness * J.T @ J
-    h = 1e-6
-    Kfd = np.empty((6, 6))
-    for j in range(6):
-        e = np.zeros(6)
-        e[j] = h
-        Kfd[:, j] = -(_gen_force(mp, q0 + e) - _gen_force(mp, q0 - e)) / (2 * h)
-    np.testing.assert_allclose(Kfd, K, rtol=0, atol=1e-6 * np.abs(K).max())
+    np.testing.assert_allclose(_fd_stiffness(mp, q0), K, rtol=0, atol=1e-6 * np.abs(K).max())
     _, M, _ = _linear_modes(m)
     C = m.damping * J.T @ J
     A = np.block([[np.zeros((6, 6)), np.eye(6)],
