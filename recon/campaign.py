@@ -417,19 +417,22 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     single-threaded processes whose numeric thread pools hold ``threads`` threads each."""
     from distributed import Client, LocalCluster
 
-    # the scheduler's and tornado's own chatter (INFO lines, shutdown tracebacks of a slow
-    # machine) is not the user's business unless -v asked for INFO
+    from recon.dask_worker import QUIET_ENV, quiet_logs
+
+    # the scheduler's and tornado's own chatter (INFO lines, the shutdown tracebacks of broken
+    # connections after Ctrl-C) is not the user's business unless -v asked for INFO
     quiet = logging.getLogger("dockrecon").getEffectiveLevel() > logging.INFO
-    for name in ("distributed", "tornado", "bokeh"):
-        logging.getLogger(name).setLevel(logging.ERROR if quiet else logging.INFO)
-    if quiet:
-        logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
+    quiet_logs(quiet)
     if scheduler is not None:
         return Client(scheduler), None
     env = {v: str(threads) for v in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
                                      "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    env[QUIET_ENV] = "1" if quiet else "0"
+    # the workers ignore SIGINT and keep quiet (recon.dask_worker): Ctrl-C is the client's
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, env=env, silence_logs=logging.ERROR)
+                           dashboard_address=None, env=env,
+                           silence_logs=logging.CRITICAL if quiet else logging.INFO,
+                           preload=["recon.dask_worker"])
     return Client(cluster), cluster
 
 

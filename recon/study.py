@@ -8,6 +8,8 @@ flights whose truth is drawn from the very priors the reconstruction uses? The s
    before it, so the same seed gives the same flights in the same order), and keeps a draw
    only if the scenario captures: within :data:`HORIZON` s of the start plane for
    ``records = "realistic"``, at least 1 s before the end of the model window for ``"cut"``.
+   A draw the model aborts (:class:`models.errors.SimulationError`: a penetration or geometry
+   limit, i.e. outside the model's range) is rejected like one without capture.
    The kept draws are draws from the prior conditioned on capture; a flight without capture
    has zero likelihood under the recorded capture edge, so the posterior computed with the
    full prior equals the one under the conditioned prior and nominal coverage is still the
@@ -54,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import InputError
+from models.errors import InputError, SimulationError
 
 __all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "coverage",
            "run_study", "calibrate_one", "HORIZON", "RECORDS"]
@@ -124,7 +126,10 @@ def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, wind
             x = space.sample_prior(1, rng)[0]
             full = dict(zip(space.names, space.full(x[None, :])[0]))
             ic = {k: float(full[k]) for k in unit.initial_conditions if k in full}
-            tr = unit.simulate(scenario, ic, duration=t_latest + 0.1, rate=100.0)
+            try:
+                tr = unit.simulate(scenario, ic, duration=t_latest + 0.1, rate=100.0)
+            except SimulationError:     # outside the model's range: rejected (docstring)
+                continue
             t_cap = tr.events.get(event)
             if t_cap is not None and np.isfinite(t_cap) and t_cap <= t_latest:
                 break
@@ -142,7 +147,8 @@ def _recorder(unit) -> Callable:
     import importlib
 
     if not unit.recorder:
-        raise InputError(f"the {unit.title} has no flight recorder for simulation studies",
+        raise InputError(f"names the {unit.title}, which has no flight recorder for "
+                         "simulation studies yet (its observation model is still to be built)",
                          key="unit")
     module, attr = unit.recorder.split(":")
     return getattr(importlib.import_module(module), attr)
@@ -346,6 +352,10 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
     if settings.records not in RECORDS:
         raise InputError(f"must be one of {', '.join(RECORDS)}", key="--records")
     unit, scenario, _ = load_scenario(settings.scenario)
+    try:                                # a unit without a flight recorder is refused up front
+        _recorder(unit)
+    except InputError as exc:
+        raise exc.with_source(settings.scenario)
     cfg, free = _study_config(settings.config, unit)
     window = _model_window(cfg)
     t0 = time.time()

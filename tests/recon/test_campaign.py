@@ -214,3 +214,38 @@ def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_ru
     assert doc2["flights"]["nominal"]["resumed"] and doc2["counts"]["done"] == 3
     assert pd.read_parquet(out / "catalog.parquet").equals(cat.assign(
         wall_s=pd.read_parquet(out / "catalog.parquet").wall_s))
+
+
+def _worker_signal_and_log_levels():
+    import logging
+    import signal
+    return (signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+            {n: logging.getLogger(n).level for n in ("distributed", "tornado",
+                                                     "tornado.application")})
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
+    """The embedded cluster's worker processes ignore SIGINT (Ctrl-C reaches the whole process
+    group; the client owns it) and, unless the client runs verbose, log only CRITICAL, so no
+    worker traceback of a broken connection reaches the user after Ctrl-C."""
+    import logging
+
+    from recon.campaign import _client, _close
+
+    log = logging.getLogger("dockrecon")
+    old = log.level
+    log.setLevel(logging.INFO if verbose else logging.WARNING)
+    try:
+        client, cluster = _client(1, None, 1)
+        try:
+            (ignored, levels), = client.run(_worker_signal_and_log_levels).values()
+        finally:
+            _close(client, cluster)
+    finally:
+        log.setLevel(old)
+        from recon.dask_worker import quiet_logs
+        quiet_logs(True)
+    assert ignored
+    want = logging.INFO if verbose else logging.CRITICAL
+    assert levels == {"distributed": want, "tornado": want, "tornado.application": want}

@@ -148,6 +148,41 @@ def test_study_command_refusals(cli_run, tmp_path):
     r = cli_run(*base, "--config", mech)
     assert r.exit_code == 2 and "mech.toml" in r.stderr and "head_mass" in r.stderr
     assert not (tmp_path / "out" / "telemetry").exists()
+    # a unit without a flight recorder (the peripheral unit, until its observation model
+    # exists): refused naming the scenario, not an internal failure after drawing flights
+    peripheral = ROOT / "models" / "peripheral" / "presets" / "reference.toml"
+    r = cli_run("study", "calibration", "--scenario", peripheral, "--config",
+                FLIGHTS / "run.toml", "--flights", 2, "-o", tmp_path / "out")
+    assert r.exit_code == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "reference.toml" in r.stderr and "flight recorder" in r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 2, r.stderr   # the banner and one line
+    assert not (tmp_path / "out" / "telemetry").exists()
+
+
+def test_a_draw_the_model_aborts_is_rejected(study_space):
+    """A draw whose simulation stops on a model limit (SimulationError) is rejected like a
+    draw without capture: the study goes on to the next draw of the same generator."""
+    from models.errors import SimulationError
+
+    unit, scenario, cfg = study_space
+
+    class Refusing:                     # the real unit, whose first simulation is aborted
+        def __init__(self):
+            self.calls = 0
+
+        def __getattr__(self, name):
+            return getattr(unit, name)
+
+        def simulate(self, *a, **k):
+            self.calls += 1
+            if self.calls == 1:
+                raise SimulationError("penetration limit exceeded at t = 0.1 s")
+            return unit.simulate(*a, **k)
+
+    a = draw_flights(Refusing(), scenario, cfg.space, 1, 11, records="cut", window=5.0)[0]
+    b = draw_flights(unit, scenario, cfg.space, 1, 11, records="cut", window=5.0)[0]
+    assert b["tries"] == 1              # seed 11's first draw captures when not aborted
+    assert a["tries"] >= 2 and a["draw"] != b["draw"]
 
 
 def test_calibration_report_renders(tmp_path):
