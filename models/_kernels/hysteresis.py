@@ -99,7 +99,7 @@ __all__ = [
     "S_X3B", "S_Y3B", "S_X3E", "S_Y3E", "S_SHIFT", "S_QEXT", "F_SIZE",
     "ST_OK", "ST_ILLEGAL", "ST_NO_INTERSECTION",
     "element_size", "branch_side", "hyst_force", "hyst_update", "hyst_step", "hyst_trace",
-    "hyst_reset",
+    "hyst_reset", "branch_potential", "hyst_stored",
 ]
 
 # ---- table header -------------------------------------------------------------------------
@@ -450,3 +450,37 @@ def hyst_trace(table, t0, istate, i0, fstate, f0, q, qdot, t, force, states):
         states[k] = istate[i0 + I_STATE]
     return ST_OK, q.shape[0]
 
+
+@njit(**NJIT)
+def branch_potential(table, b, n, x):
+    """Integral from 0 to ``x`` (side frame, x >= 0) of the branch whose ``q`` array starts at
+    ``table[b]`` (this module's table layout)."""
+    if x <= table[b]:
+        return 0.0
+    e = 0.0
+    for j in range(n):
+        lo = table[b + j]
+        if x <= lo:
+            break
+        hi = x
+        if j + 1 < n and table[b + j + 1] < x:
+            hi = table[b + j + 1]
+        Q0 = table[b + n + j]
+        k = table[b + 2 * n + j]
+        d = hi - lo
+        e += Q0 * d + 0.5 * k * d * d
+    return e
+
+
+@njit(**NJIT)
+def hyst_stored(table, t0, istate, i0, fstate, f0, q):
+    """Energy an element would return when unloaded along its backward (unloading) branch from
+    ``q`` (table units: [J] for a force-displacement table); for a brake, deformation beyond
+    the slip point stores nothing. Same arguments as :func:`hyst_force`."""
+    x = q - fstate[f0 + S_SHIFT]
+    s = istate[i0 + I_STATE]
+    sign, base, n, _ = branch_side(table, t0, s > 0 or (s == 0 and x >= 0.0))
+    xs = sign * x
+    if table[t0 + H_KIND] == KIND_BRAKE and xs > table[base + n - 1]:
+        xs = table[base + n - 1]
+    return branch_potential(table, base + 3 * n, n, xs)

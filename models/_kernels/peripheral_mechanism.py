@@ -97,7 +97,6 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
 from models._kernels.frames import ring_dcm
-from models._kernels.probe_cone_layout import _elem_stored
 
 __all__ = [
     "NL", "KIND_LINEAR", "KIND_HYSTERESIS",
@@ -354,7 +353,7 @@ def legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, out):
         L = kw[KW_L + i]
         c = MP[MP_L0 + i] + LS[o + LS_SHIFT] - L
         if hyst:
-            e += _elem_stored(table, toff[i], hist_i, i * hk.I_SIZE, hist_f, i * hk.F_SIZE, c)
+            e += hk.hyst_stored(table, toff[i], hist_i, i * hk.I_SIZE, hist_f, i * hk.F_SIZE, c)
         else:
             w += LS[o + LS_BRAKE_WORK]
             if c > MP[MP_CSLIP_C]:

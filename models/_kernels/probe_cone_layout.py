@@ -441,40 +441,6 @@ def _plunger(P, i):
 
 
 @njit(**NJIT)
-def _branch_potential(table, b, n, x):
-    """Integral from 0 to ``x`` (side frame, x >= 0) of the branch whose ``q`` array starts at
-    ``table[b]`` (hysteresis kernel layout)."""
-    if x <= table[b]:
-        return 0.0
-    e = 0.0
-    for j in range(n):
-        lo = table[b + j]
-        if x <= lo:
-            break
-        hi = x
-        if j + 1 < n and table[b + j + 1] < x:
-            hi = table[b + j + 1]
-        Q0 = table[b + n + j]
-        k = table[b + 2 * n + j]
-        d = hi - lo
-        e += Q0 * d + 0.5 * k * d * d
-    return e
-
-
-@njit(**NJIT)
-def _elem_stored(table, t0, istate, i0, fstate, f0, q):
-    """Energy an element would return when unloaded along its backward (unloading) branch from
-    ``q`` [J]; for a brake, deformation beyond the slip point stores nothing."""
-    x = q - fstate[f0 + hk.S_SHIFT]
-    s = istate[i0 + hk.I_STATE]
-    sign, base, n, _ = hk.branch_side(table, t0, s > 0 or (s == 0 and x >= 0.0))
-    xs = sign * x
-    if table[t0 + hk.H_KIND] == hk.KIND_BRAKE and xs > table[base + n - 1]:
-        xs = table[base + n - 1]
-    return _branch_potential(table, base + 3 * n, n, xs)
-
-
-@njit(**NJIT)
 def apply_slip_force(table, t0, f_slip):
     """Set the slip level of a brake element (positive side) to ``f_slip`` (table units),
     keeping the stiff last working segments (slope ``k`` of node ``n-2``, assumption 5): moves

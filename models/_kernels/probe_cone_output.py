@@ -9,8 +9,8 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_cr, _diff_pu, _elem_stored, _housing_rot, _mtv,
-                                               _mv, _plunger)
+from models._kernels.probe_cone_layout import (_cr, _diff_pu, _housing_rot, _mtv, _mv,
+                                               _plunger)
 from models._kernels.probe_cone_stage import _kinematics
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
@@ -113,8 +113,8 @@ def _record(t, y, P, table, toff, istate, fstate, latch, LF, wk, M, sc, chan, ro
     eh = 0.0
     for e in range(N_ELEM):
         sc_ = s_ax if e == E_AX else (1.0 if e == E_TOR else s_lat)
-        eh += sc_ * _elem_stored(table, toff[e], istate, e * hk.I_SIZE, fstate,
-                                 e * hk.F_SIZE, qs[e])
+        eh += sc_ * hk.hyst_stored(table, toff[e], istate, e * hk.I_SIZE, fstate,
+                                   e * hk.F_SIZE, qs[e])
     el = 0.0
     for i in range(N_PL):
         if i >= N_LATCH or latch[i] == 0:
