@@ -4,7 +4,7 @@ for both docking units.
 
 The kernels write a float buffer (:mod:`models._kernels.trace_layout`); this module holds the
 settings (:class:`TraceSettings`: the window, the groups ``contact``, ``latch``,
-``mechanism`` and the row cap), builds the buffers a unit's ``simulate`` passes to its kernel,
+``mechanism``, ``search`` and the row cap), builds the buffers a unit's ``simulate`` passes to its kernel,
 and names the result (:class:`Trace`).
 
 Table shape: :meth:`Trace.frame` is **long**: one row per value, columns ``t, step, stage,
@@ -77,12 +77,13 @@ def parse_groups(text, *, key: str = "--trace-what") -> tuple[str, ...]:
 @dataclass(frozen=True)
 class TraceSettings:
     """What to trace: the window ``[t0, t1]`` [s] of model time, the ``groups`` (``contact``,
-    ``latch``, ``mechanism``) and the largest number of kernel rows ``max_rows`` (rows past it
+    ``latch``, ``mechanism`` by default; ``search``: every fan search of the peripheral unit
+    with its full inputs, to replay it) and the largest number of kernel rows ``max_rows`` (rows past it
     are counted as dropped)."""
 
     t0: float
     t1: float
-    groups: tuple = tuple(TL.GROUPS)
+    groups: tuple = TL.DEFAULT_GROUPS
     max_rows: int = DEFAULT_MAX_ROWS
 
     def __post_init__(self):

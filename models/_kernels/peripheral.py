@@ -95,8 +95,8 @@ from models._kernels.peripheral_stage import (
     moving_geometry, ring_bounds, stage)
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
-from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, TX_SIZE, \
-    trace_stage
+from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
+    trace_begin, trace_stage
 
 __all__ = ["initial_state", "run", "run_batch"]
 
@@ -383,12 +383,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     for i in range(nl):
         if int(lat[i, pl.LP_PAIR]) + 1 > n_pair:
             n_pair = int(lat[i, pl.LP_PAIR]) + 1
-    tx = np.zeros(TX_SIZE)
-    trn[0] = 0
-    trn[1] = 0
-    tr_mask = P[P_TR_MASK]
-    tr_t0 = P[P_TR_T0]
-    tr_t1 = P[P_TR_T1]
+    tx, tr_mask, tr_t0, tr_t1 = trace_begin(P, P_TR_MASK, P_TR_T0, P_TR_T1, trn)
     y = np.empty(NY)
     initial_state(P, y, M)
     k1 = np.empty(NY)

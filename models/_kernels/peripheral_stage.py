@@ -46,7 +46,7 @@ from models._kernels.peripheral_run_layout import (
     PAIR_POINT_PASSIVE_PLANE, ST_GEOMETRY, ST_OK, ST_PENETRATION, Y_DQR, Y_ECDISS, Y_ECEL,
     Y_EDAMP, Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.rigid_body import quat_deriv, quat_to_dcm
-from models._kernels.trace_layout import TX_MASK
+from models._kernels.trace_layout import R_FAN_SEARCH_ACTIVE, R_FAN_SEARCH_PASSIVE, TX_MASK
 
 __all__ = [
     "M_A1", "M_A2", "M_AAU", "M_APU", "M_APR", "M_APAU", "M_G1", "M_G2", "M_J1", "M_JI1",
@@ -397,6 +397,8 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
                                         sc[b + BV_SPH_A + 4 * k + 3], cp):
             continue
         res = fan_vs_circle(fa[k], r, R, cp, dn_max, exh)
+        if tcx[TX_MASK] != 0.0:
+            pt.fan_search_row(tr, trn, tcx, R_FAN_SEARCH_ACTIVE, k, res, r, R, cp)
         if res[0] != NONE and not _outside_face(res, cp, r_face):
             if tcx[TX_MASK] != 0.0:
                 pt.fan_row(tr, trn, tcx, law, tw, PAIR_FAN_ACTIVE, k, res, r, R, cp)
@@ -411,6 +413,9 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
             continue
         res = fan_vs_circle(fp[k], sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap,
                             dn_max, exh)
+        if tcx[TX_MASK] != 0.0:
+            pt.fan_search_row(tr, trn, tcx, R_FAN_SEARCH_PASSIVE, k, res,
+                              sc[SC_TWP + TW_O:SC_TWP + TW_O + 3], M[M_I], cap)
         if res[0] != NONE and not _outside_face(res, cap, r_face):
             if tcx[TX_MASK] != 0.0:
                 pt.fan_row(tr, trn, tcx, law, tw, PAIR_FAN_PASSIVE, k, res,

@@ -23,13 +23,13 @@ from models._kernels import hysteresis as hk
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
 from models._kernels.contact_force import contact_force
-from models._kernels.contact_layout import C_BX, C_UX, NONE, TW_SIZE
+from models._kernels.contact_layout import C_BX, C_R, C_UX, NONE, TW_SIZE
 from models._kernels.trace_layout import (
-    G_CONTACT, G_LATCH, G_MECHANISM, R_CAPTURE, R_EDGE_EDGE, R_LATCH_BETWEEN, R_LATCH_STAGE,
+    G_LATCH, G_MECHANISM, G_SEARCH, R_CAPTURE, R_EDGE_EDGE, R_LATCH_BETWEEN, R_LATCH_STAGE,
     R_LATCH_STAGE_TOTAL, R_LEG_FORCES, R_LEGS_BETWEEN, R_RING, R_SENSOR, TR_V0, TX_SAVE,
-    point_velocity as _vel, trace_open, traced)
+    contact_force_columns, contact_open, trace_open, traced)
 
-__all__ = ["contact_row", "fan_row", "seg_seg_row", "seg_circle_row", "point_row",
+__all__ = ["contact_row", "fan_row", "fan_search_row", "seg_seg_row", "seg_circle_row", "point_row",
            "legs_row", "save_shifts", "legs_between_row", "ring_row", "save_latches",
            "latches_between_row", "save_acc", "latches_stage_row", "sensors_row",
            "capture_row"]
@@ -40,23 +40,11 @@ def contact_row(tr, trn, tx, law, tw, code, i, j, st, dn, nx, ny, nz, px, py, pz
     """One ring-ring contact row: the detector's outputs, the relative velocity (ring minus
     passive at ``p``) and the force of the law ``law`` (digest 5) on the passive unit. Returns
     the row (-1: none written) for the caller's 12 input columns."""
-    if not traced(tx, G_CONTACT):
-        return -1
-    r = trace_open(tr, trn, tx, code, i, j, st)
-    if r < 0:
-        return -1
-    vax, vay, vaz = _vel(tw, 0, px, py, pz)
-    vpx, vpy, vpz = _vel(tw, TW_SIZE, px, py, pz)
-    rvx = vax - vpx; rvy = vay - vpy; rvz = vaz - vpz
-    o = TR_V0 + 12
-    tr[r, o] = dn
-    tr[r, o + 1] = nx; tr[r, o + 2] = ny; tr[r, o + 3] = nz
-    tr[r, o + 4] = px; tr[r, o + 5] = py; tr[r, o + 6] = pz
-    tr[r, o + 7] = rvx; tr[r, o + 8] = rvy; tr[r, o + 9] = rvz
-    if st == 1:     # CONTACT: the force the model applies (none on a failed detector)
+    r, rvx, rvy, rvz = contact_open(tr, trn, tx, code, i, j, st, dn, nx, ny, nz, px, py, pz,
+                                    tw, 0, tw, TW_SIZE)
+    if r >= 0 and st == 1:     # CONTACT: the force the model applies (none on a failure)
         fn, dd, fx, fy, fz = contact_force(dn, nx, ny, nz, rvx, rvy, rvz, law)
-        tr[r, o + 10] = fn
-        tr[r, o + 11] = fx; tr[r, o + 12] = fy; tr[r, o + 13] = fz
+        contact_force_columns(tr, r, fn, fx, fy, fz)
     return r
 
 
@@ -79,6 +67,32 @@ def fan_row(tr, trn, tx, law, tw, code, k, res, o, R, circ):
             tr[r, TR_V0 + 3 + m] = R[0, m]
         _put3(tr, r, 6, circ, C_BX)
         _put3(tr, r, 9, circ, C_UX)
+
+
+@njit(**NJIT)
+def fan_search_row(tr, trn, tx, code, k, res, o, R, circ):
+    """Any fan search of petal ``k`` (group ``search``), whatever its result: the inputs of
+    :func:`~models._kernels.contact_segments.fan_vs_circle` that vary (the fan frame's origin
+    ``o`` [m] and matrix ``R`` (PU -> fan frame), the circle's centre [m], axis and radius
+    [m], PU) and its result ``res``: status, generator (``TR_J``), penetration [m], normal and
+    point [m] (PU). With the fan table, the circle's side and ``dn_max`` of the run the row
+    replays the search exactly."""
+    if not traced(tx, G_SEARCH):
+        return
+    r = trace_open(tr, trn, tx, code, k, res[8], res[0])
+    if r < 0:
+        return
+    _put3(tr, r, 0, o, 0)
+    for a in range(3):
+        for b in range(3):
+            tr[r, TR_V0 + 3 + 3 * a + b] = R[a, b]
+    _put3(tr, r, 12, circ, C_BX)
+    _put3(tr, r, 15, circ, C_UX)
+    tr[r, TR_V0 + 18] = circ[C_R]
+    v = TR_V0 + 19
+    tr[r, v] = res[1]
+    tr[r, v + 1] = res[2]; tr[r, v + 2] = res[3]; tr[r, v + 3] = res[4]
+    tr[r, v + 4] = res[5]; tr[r, v + 5] = res[6]; tr[r, v + 6] = res[7]
 
 
 @njit(**NJIT)

@@ -136,8 +136,8 @@ from models._kernels.probe_cone_layout import _m3, apply_slip_force, channel_nam
 from models._kernels.probe_cone_output import _record
 from models._kernels.probe_cone_stage import _rhs
 from models._kernels.rigid_body import quat_normalize, torque_free_rates
-from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, TX_SIZE, \
-    trace_stage
+from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
+    trace_begin, trace_stage
 
 __all__ = [
     "NP", "NY", "NCH", "N_EV", "N_LATCH",
@@ -290,12 +290,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info, tr, trn):
     _m3(P, P_JI2, M[M_JI2])
     sc = np.zeros(NSC)
     wk = np.zeros(NWK)
-    tcx = np.zeros(TX_SIZE)
-    trn[0] = 0
-    trn[1] = 0
-    tr_mask = P[P_TR_MASK]
-    tr_t0 = P[P_TR_T0]
-    tr_t1 = P[P_TR_T1]
+    tcx, tr_mask, tr_t0, tr_t1 = trace_begin(P, P_TR_MASK, P_TR_T0, P_TR_T1, trn)
     y = np.empty(NY)
     initial_state(P, y)
     k1 = np.empty(NY)

@@ -22,9 +22,8 @@ from models._kernels.probe_cone_layout import (
     LF_DELTA, LF_F, LF_P, MC_PHID, MC_PSI, MC_PSID, MC_S, MC_SD, MC_TH, MC_THD, MC_UA,
     N_ELEM, N_LATCH, N_PL)
 from models._kernels.trace_layout import (
-    G_CONTACT, G_LATCH, G_MECHANISM, R_PC_ELEMENTS, R_PC_MECHANISM, R_PC_PLUNGER,
-    R_PC_SENSOR_FRICTION, TR_V0,
-    point_velocity as _vel, trace_open, traced)
+    G_LATCH, G_MECHANISM, R_PC_ELEMENTS, R_PC_MECHANISM, R_PC_PLUNGER,
+    R_PC_SENSOR_FRICTION, TR_V0, contact_force_columns, contact_open, trace_open, traced)
 
 __all__ = ["contact_row", "point_contact_row", "segment_contact_row", "mechanism_row",
            "plunger_rows", "element_rows", "sensor_friction_row"]
@@ -35,23 +34,12 @@ def contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, nz, px,
     """One contact row: the detector's outputs, the relative velocity (active link minus
     passive at ``p``) and the law's force on the passive unit (only for ``st`` = CONTACT).
     Returns the row (-1: none written) for the caller's input columns."""
-    if not traced(tcx, G_CONTACT):
-        return -1
-    r = trace_open(tr, trn, tcx, code, i, j, st)
-    if r < 0:
-        return -1
-    vax, vay, vaz = _vel(twa, 0, px, py, pz)
-    vpx, vpy, vpz = _vel(twp, 0, px, py, pz)
-    o = TR_V0 + 12
-    tr[r, o] = dn
-    tr[r, o + 1] = nx; tr[r, o + 2] = ny; tr[r, o + 3] = nz
-    tr[r, o + 4] = px; tr[r, o + 5] = py; tr[r, o + 6] = pz
-    tr[r, o + 7] = vax - vpx; tr[r, o + 8] = vay - vpy; tr[r, o + 9] = vaz - vpz
-    if st == 1:     # CONTACT
+    r, rvx, rvy, rvz = contact_open(tr, trn, tcx, code, i, j, st, dn, nx, ny, nz, px, py, pz,
+                                    twa, 0, twp, 0)
+    if r >= 0 and st == 1:     # CONTACT
         fn, dd, fx, fy, fz, a, b, c, d, e, f = contact_wrench(dn, nx, ny, nz, px, py, pz,
                                                              twa, twp, law)
-        tr[r, o + 10] = fn
-        tr[r, o + 11] = fx; tr[r, o + 12] = fy; tr[r, o + 13] = fz
+        contact_force_columns(tr, r, fn, fx, fy, fz)
     return r
 
 

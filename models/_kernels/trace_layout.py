@@ -24,6 +24,14 @@ Frames: both units' contact and latch quantities are in PU axes (positions from 
 origin); the peripheral unit's leg unit vectors are in AU axes. The probe-cone hysteresis
 elements' coordinates are the stroke [m], the housing tangents ``psi``, ``theta`` [-] and
 the torsion angle [rad] (element 0-3), with their rates.
+
+Groups: ``contact`` the contacts each detector reports (what the model applies), ``latch``,
+``mechanism``, and ``search`` (peripheral unit, not in :data:`DEFAULT_GROUPS`): every fan
+search of a stage whatever its result, with the full fan frame and circle, so that a test
+can replay it against exhaustive search (``tests/models/test_peripheral_fan_replay.py``).
+A contact row's value columns are the routine's ``CONTACT_NIN`` inputs and then
+:data:`CONTACT_OUT`, written by :func:`contact_open` and :func:`contact_force_columns` for
+both units.
 """
 from __future__ import annotations
 
@@ -37,16 +45,16 @@ __all__ = [
     "TR_T", "TR_STEP", "TR_STAGE", "TR_ROUTINE", "TR_I", "TR_J", "TR_STATUS", "TR_V0", "TR_NV",
     "TR_NCOL", "TRN_ROWS", "TRN_DROPPED", "TRN_SIZE",
     "TX_MASK", "TX_T", "TX_STEP", "TX_STAGE", "TX_SAVE", "TX_NSAVE", "TX_SIZE",
-    "G_CONTACT", "G_LATCH", "G_MECHANISM", "GROUPS", "STAGE_BETWEEN",
-    "R_FAN_ACTIVE", "R_FAN_PASSIVE", "R_EDGE_EDGE", "R_EDGE_ACTIVE_CIRCLE",
+    "G_CONTACT", "G_LATCH", "G_MECHANISM", "G_SEARCH", "GROUPS", "DEFAULT_GROUPS",
+    "STAGE_BETWEEN", "R_FAN_ACTIVE", "R_FAN_PASSIVE", "R_EDGE_EDGE", "R_EDGE_ACTIVE_CIRCLE",
     "R_EDGE_PASSIVE_CIRCLE", "R_POINT_PASSIVE_PLANE", "R_POINT_ACTIVE_PLANE",
     "R_LATCH_BETWEEN", "R_LATCH_STAGE", "R_LATCH_STAGE_TOTAL", "R_SENSOR", "R_CAPTURE",
-    "R_LEG_FORCES", "R_LEGS_BETWEEN", "R_RING",
+    "R_LEG_FORCES", "R_LEGS_BETWEEN", "R_RING", "R_FAN_SEARCH_ACTIVE", "R_FAN_SEARCH_PASSIVE",
     "R_PC_HEAD", "R_PC_HOUSING", "R_PC_PAD_MOUTH", "R_PC_LATCH_SLOT", "R_PC_PLUNGER",
     "R_PC_SENSOR_FRICTION",
     "R_PC_MECHANISM", "R_PC_ELEMENTS",
-    "CONTACT_OUT", "ROUTINES", "group_mask", "trace_stage", "traced", "trace_open",
-    "point_velocity",
+    "CONTACT_NIN", "CONTACT_OUT", "ROUTINES", "group_mask", "trace_begin", "trace_stage", "traced",
+    "trace_open", "contact_open", "contact_force_columns", "point_velocity",
 ]
 
 # ---- columns of tr --------------------------------------------------------------------------
@@ -80,7 +88,12 @@ TX_SIZE = TX_SAVE + TX_NSAVE
 G_CONTACT = 1
 G_LATCH = 2
 G_MECHANISM = 4
-GROUPS = {"contact": G_CONTACT, "latch": G_LATCH, "mechanism": G_MECHANISM}
+G_SEARCH = 8        # every fan search with its full inputs (replayable; peripheral unit)
+GROUPS = {"contact": G_CONTACT, "latch": G_LATCH, "mechanism": G_MECHANISM,
+          "search": G_SEARCH}
+#: the groups a trace records unless told otherwise: the model's routines (``search`` is a
+#: verification record, six rows per stage)
+DEFAULT_GROUPS = ("contact", "latch", "mechanism")
 
 # ---- routine codes --------------------------------------------------------------------------
 # peripheral unit, contact group: the codes equal the unit's PAIR_* codes
@@ -101,6 +114,9 @@ R_CAPTURE = 24
 R_LEG_FORCES = 30
 R_LEGS_BETWEEN = 31
 R_RING = 32
+# peripheral unit, search group: every fan_vs_circle call of a stage, whatever its result
+R_FAN_SEARCH_ACTIVE = 40
+R_FAN_SEARCH_PASSIVE = 41
 # probe-cone unit: contact group
 R_PC_HEAD = 101         # head sphere vs the receiving cone, socket and bottom
 R_PC_HOUSING = 102      # limiter-pad end point or alignment roller vs the cone
@@ -120,10 +136,12 @@ def _v(name: str, unit: str) -> tuple:
     return tuple((f"{name}_{a}", unit) for a in _XYZ)
 
 
-#: outputs of every ring-ring contact row, after its 12 input columns (NaN where unused)
+#: input columns of a contact row (the routine's own inputs, NaN where unused)
+CONTACT_NIN = 12
+#: outputs of every contact row, after its CONTACT_NIN input columns
 CONTACT_OUT = (("penetration", "m"), *_v("normal", "1"), *_v("point", "m"),
                *_v("rel_velocity", "m/s"), ("force_normal", "N"), *_v("force", "N"))
-_NO_IN = tuple((f"unused_{k}", "1") for k in range(12))
+_NO_IN = tuple((f"unused_{k}", "1") for k in range(CONTACT_NIN))
 
 
 def _contact(inputs: tuple) -> tuple:
@@ -133,6 +151,11 @@ def _contact(inputs: tuple) -> tuple:
 _RING_IN = (*_v("ring_centre", "m"), *_v("ring_axis", "1"))
 _CIRC_IN = (*_v("circle_centre", "m"), *_v("circle_axis", "1"))
 _SEG_IN = (*_v("seg_start", "m"), *_v("seg_vector", "m"))
+#: a fan search: the fan frame (origin, PU -> fan-frame matrix row by row), the circle, and
+#: the detector's result (status in TR_STATUS, generator in TR_J)
+_SEARCH = (*_v("fan_origin", "m"), *((f"fan_axes_{a}{b}", "1") for a in "123" for b in "123"),
+           *_v("circle_centre", "m"), *_v("circle_axis", "1"), ("circle_radius", "m"),
+           ("penetration", "m"), *_v("normal", "1"), *_v("point", "m"))
 
 _TABLE = {
     R_FAN_ACTIVE: ("contact", "fan_active_vs_passive_circle", _contact(_RING_IN + _CIRC_IN)),
@@ -175,6 +198,8 @@ _TABLE = {
               ("q6", "rad"), *_v("force_ext", "N"), *_v("moment_ext", "N m"),
               ("ddq1", "m/s^2"), ("ddq2", "m/s^2"), ("ddq3", "m/s^2"), ("ddq4", "rad/s^2"),
               ("ddq5", "rad/s^2"), ("ddq6", "rad/s^2"))),
+    R_FAN_SEARCH_ACTIVE: ("search", "fan_search_active", _SEARCH),
+    R_FAN_SEARCH_PASSIVE: ("search", "fan_search_passive", _SEARCH),
     R_PC_HEAD: ("contact", "head_vs_cone",
                 _contact((*_v("centre", "m"), ("radius", "m"), ("feature", "1")))),
     R_PC_HOUSING: ("contact", "housing_vs_cone",
@@ -216,6 +241,17 @@ def group_mask(groups) -> int:
 
 # ---- kernels --------------------------------------------------------------------------------
 @njit(**NJIT)
+def trace_begin(P, o_mask, o_t0, o_t1, trn):
+    """Start of a run: zero the counters ``trn`` and return a fresh context ``tx``
+    (``float64[TX_SIZE]``) with the group mask and the window ``[t0, t1]`` [s] read from the
+    unit's parameter row ``P`` at the offsets ``o_mask``, ``o_t0``, ``o_t1``."""
+    tx = np.zeros(TX_SIZE)
+    trn[TRN_ROWS] = 0
+    trn[TRN_DROPPED] = 0
+    return tx, P[o_mask], P[o_t0], P[o_t1]
+
+
+@njit(**NJIT)
 def trace_stage(tx, mask, t0, t1, t, step, stage):
     """Set the context ``tx`` for one stage at time ``t`` [s]: the groups ``mask`` when
     ``t0 <= t <= t1`` [s], none otherwise."""
@@ -251,6 +287,41 @@ def trace_open(tr, trn, tx, code, i, j, status):
     for k in range(TR_V0, TR_NCOL):
         tr[r, k] = np.nan
     return r
+
+
+@njit(**NJIT)
+def contact_open(tr, trn, tx, code, i, j, st, dn, nx, ny, nz, px, py, pz, twa, oa, twp, op):
+    """Open a contact row (group ``contact``) and write the detector's outputs after the
+    routine's 12 input columns (:data:`CONTACT_OUT`): penetration ``dn`` [m], normal, point
+    ``p`` [m] and the relative velocity at ``p`` [m/s] of the active body (twist at
+    ``twa[oa]``) minus the passive one (``twp[op]``). Returns ``(row, rvx, rvy, rvz)``; the
+    row is -1 when the group is off or the buffer is full. The unit's law gives the force
+    columns (:func:`contact_force_columns`)."""
+    if not traced(tx, G_CONTACT):
+        return -1, 0.0, 0.0, 0.0
+    r = trace_open(tr, trn, tx, code, i, j, st)
+    if r < 0:
+        return -1, 0.0, 0.0, 0.0
+    vax, vay, vaz = point_velocity(twa, oa, px, py, pz)
+    vpx, vpy, vpz = point_velocity(twp, op, px, py, pz)
+    rvx = vax - vpx
+    rvy = vay - vpy
+    rvz = vaz - vpz
+    o = TR_V0 + CONTACT_NIN
+    tr[r, o] = dn
+    tr[r, o + 1] = nx; tr[r, o + 2] = ny; tr[r, o + 3] = nz
+    tr[r, o + 4] = px; tr[r, o + 5] = py; tr[r, o + 6] = pz
+    tr[r, o + 7] = rvx; tr[r, o + 8] = rvy; tr[r, o + 9] = rvz
+    return r, rvx, rvy, rvz
+
+
+@njit(**NJIT)
+def contact_force_columns(tr, r, fn, fx, fy, fz):
+    """The law's normal force ``fn`` [N] and total force ``f`` [N] on the passive unit in the
+    contact row ``r`` (:data:`CONTACT_OUT`)."""
+    o = TR_V0 + CONTACT_NIN
+    tr[r, o + 10] = fn
+    tr[r, o + 11] = fx; tr[r, o + 12] = fy; tr[r, o + 13] = fz
 
 
 @njit(**NJIT)

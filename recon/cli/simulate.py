@@ -101,7 +101,8 @@ def simulate() -> None:
                    "message proposes).")
 @click.option("--trace-what", "trace_what", type=TraceGroups(),
               default="contact,latch,mechanism", show_default=True, metavar="GROUPS",
-              help="Routines to trace, comma-separated: contact, latch, mechanism.")
+              help="Routines to trace, comma-separated: contact, latch, mechanism, search "
+                   "(peripheral: every fan search with its full inputs, six rows a stage).")
 @output_option("the trace (long table: t, step, stage, group, routine, i, j, status, field, "
                "value, unit); default: the output's stem + .trace.parquet", required=False,
                metavar="TRACE.parquet", flag="--trace-out", short=None, dest="trace_out")

@@ -15,6 +15,8 @@ from models._kernels import trace_layout as TL
 from models.errors import InputError, SimulationError
 from models.peripheral import simulate as ps
 from models.trace import Trace, TraceSettings, parse_groups, parse_window
+from tests.models._trace_checks import (CONTACT_OUT0, assert_contact_law,
+                                        assert_rows_cover_window, assert_same_channels, select)
 
 DURATION = 0.75   # [s] the reference docking's first contact is at 0.575 s
 RATE = 1000.0     # [Hz] output every 5 contact steps (2e-4 s): many samples in the window
@@ -46,8 +48,7 @@ def traced(scn, window):
 
 def test_tracing_changes_no_result_bit_for_bit(plain, traced):
     assert plain.trace is None and isinstance(traced.trace, Trace)
-    for k, v in plain.channels.items():
-        np.testing.assert_array_equal(v, traced.channels[k], err_msg=k)
+    assert_same_channels(plain, traced)
     assert plain.events == traced.events or all(
         (math.isnan(a) and math.isnan(traced.events[k])) or a == traced.events[k]
         for k, a in plain.events.items())
@@ -56,35 +57,13 @@ def test_tracing_changes_no_result_bit_for_bit(plain, traced):
 
 
 def test_rows_lie_in_the_window_steps_are_consecutive_every_stage_appears(traced, window):
-    tr = traced.trace
-    assert tr.dropped == 0 and len(tr) > 1000
-    rows = tr.rows
-    t = rows[:, TL.TR_T]
-    assert t.min() >= window[0] and t.max() <= window[1]
-    steps = np.unique(rows[:, TL.TR_STEP]).astype(int)
-    np.testing.assert_array_equal(steps, np.arange(steps[0], steps[-1] + 1))
-    # every step strictly inside the window has the between-steps rows and the four stages,
-    # each with the six legs and the ring
-    for s in steps[1:-1]:
-        r = rows[rows[:, TL.TR_STEP] == s]
-        assert set(r[:, TL.TR_STAGE].astype(int)) == {-1, 0, 1, 2, 3}, s
+    # and every stage has the six legs and the ring
+    steps, rows = assert_rows_cover_window(traced.trace, window, 1000)
+    for s in steps:
         for stage in range(4):
-            legs = r[(r[:, TL.TR_STAGE] == stage) & (r[:, TL.TR_ROUTINE] == TL.R_LEG_FORCES)]
+            legs = select(rows, s, stage, TL.R_LEG_FORCES)
             assert sorted(legs[:, TL.TR_I].astype(int)) == list(range(6))
-        # stage times: t, t + h/2 twice, t + h; stage -1 at t
-        ts = {int(g): r[r[:, TL.TR_STAGE] == g, TL.TR_T] for g in (-1, 0, 1, 2, 3)}
-        for g in ts:
-            assert np.ptp(ts[g]) == 0.0
-        t0 = ts[0][0]
-        assert ts[-1][0] == t0 and ts[1][0] == ts[2][0] and ts[3][0] > ts[1][0] > t0
-        assert ts[3][0] - t0 == pytest.approx(2 * (ts[1][0] - t0), rel=1e-9)
-    # rows are written in time order
-    assert np.all(np.diff(rows[:, TL.TR_STEP]) >= 0)
-
-
-def _rows(rows, step, stage, code):
-    return rows[(rows[:, TL.TR_STEP] == step) & (rows[:, TL.TR_STAGE] == stage)
-                & (rows[:, TL.TR_ROUTINE] == code)]
+            assert select(rows, s, stage, TL.R_RING).shape[0] == 1
 
 
 def test_traced_forces_add_up_to_the_interface_force_and_legs_are_the_channels(traced):
@@ -95,7 +74,7 @@ def test_traced_forces_add_up_to_the_interface_force_and_legs_are_the_channels(t
     numbers in another order (rounding only)."""
     rows = traced.trace.rows
     f_if = np.column_stack([traced.channels[f"interface_force_{a}"] for a in "xyz"])
-    out = TL.TR_V0 + 12 + 11         # force_x of a contact row
+    out = CONTACT_OUT0 + 11          # force_x of a contact row
     n_checked = n_contact = 0
     for k, tk in enumerate(traced.t):
         st0 = rows[(rows[:, TL.TR_STAGE] == 0) & (rows[:, TL.TR_T] == tk)]
@@ -107,25 +86,25 @@ def test_traced_forces_add_up_to_the_interface_force_and_legs_are_the_channels(t
         for code, (group, *_rest) in TL.ROUTINES.items():
             if group != "contact":
                 continue
-            c = _rows(rows, step, 0, code)
+            c = select(rows, step, 0, code)
             c = c[c[:, TL.TR_STATUS] == ck.CONTACT]
             if c.shape[0]:
                 n_contact += 1
                 total += c[:, out:out + 3].sum(axis=0)
                 scale = max(scale, np.abs(c[:, out:out + 3]).max())
-        lt = _rows(rows, step, 0, TL.R_LATCH_STAGE_TOTAL)
+        lt = select(rows, step, 0, TL.R_LATCH_STAGE_TOTAL)
         assert lt.shape[0] == 1
         total += lt[0, TL.TR_V0:TL.TR_V0 + 3]
-        sen = _rows(rows, step, 0, TL.R_SENSOR)
+        sen = select(rows, step, 0, TL.R_SENSOR)
         assert sen.shape[0] == 3
         total[0] += sen[:, TL.TR_V0 + 1].sum()
-        held = _rows(rows, step, TL.STAGE_BETWEEN, TL.R_LATCH_BETWEEN)
+        held = select(rows, step, TL.STAGE_BETWEEN, TL.R_LATCH_BETWEEN)
         assert held.shape[0] == 6
         total -= held[:, TL.TR_V0 + 14:TL.TR_V0 + 17].sum(axis=0)
         scale = max(scale, np.abs(total).max())
         np.testing.assert_allclose(total, f_if[k], rtol=0, atol=1e-9 * scale + 1e-9,
                                    err_msg=f"t = {tk}")
-        legs = _rows(rows, step, 0, TL.R_LEG_FORCES)
+        legs = select(rows, step, 0, TL.R_LEG_FORCES)
         legs = legs[np.argsort(legs[:, TL.TR_I])]
         for i in range(6):
             assert legs[i, TL.TR_V0] == traced.channels[f"leg_{i + 1}"][k]
@@ -133,35 +112,11 @@ def test_traced_forces_add_up_to_the_interface_force_and_legs_are_the_channels(t
     assert n_checked >= 20 and n_contact >= 10   # the check saw contacts, not only zeros
 
 
-def test_contact_rows_hold_the_law_and_the_geometry(traced):
+def test_contact_rows_hold_the_law_and_the_geometry(scn, traced):
     """A contact row's force is the law of digest 5 on its own penetration and relative
-    velocity, re-derived here in numpy for the linear model: ``f_n = max(0, k dn + c n.v)``,
-    friction ``mu f_n v_T / sqrt(|v_T|^2 + v_eps^2)`` along the active point's slip; its
-    normal is a unit vector. Tolerance 1e-9 relative: the same formula in another order."""
-    scn = ps.load_scenario("reference")
-    law = scn.contact
-    k, c, mu, ve = law.stiffness, law.damping, law.friction, law.friction_velocity
-    rows = traced.trace.rows
-    sel = rows[(rows[:, TL.TR_ROUTINE] <= TL.R_POINT_ACTIVE_PLANE)
-               & (rows[:, TL.TR_STATUS] == ck.CONTACT)]
-    assert sel.shape[0] > 50
-    o = TL.TR_V0 + 12
-    dn = sel[:, o]
-    n = sel[:, o + 1:o + 4]
-    rv = sel[:, o + 7:o + 10]
-    fn = sel[:, o + 10]
-    f = sel[:, o + 11:o + 14]
-    np.testing.assert_allclose(np.linalg.norm(n, axis=1), 1.0, rtol=0, atol=1e-12)
-    assert np.all(dn > 0.0)
-    # normal force: the projection of f on n (friction is tangential)
-    np.testing.assert_allclose((f * n).sum(axis=1), fn, rtol=1e-9, atol=1e-9)
-    if scn.contact.model == "linear":
-        vn = (rv * n).sum(axis=1)       # rate of the penetration
-        expect = np.maximum(k * dn + c * vn, 0.0)
-        np.testing.assert_allclose(fn, expect, rtol=1e-9, atol=1e-6)
-        vt = rv - vn[:, None] * n
-        fric = mu * expect[:, None] * vt / np.sqrt((vt ** 2).sum(axis=1) + ve ** 2)[:, None]
-        np.testing.assert_allclose(f, expect[:, None] * n + fric, rtol=1e-9, atol=1e-6)
+    velocity (:func:`_trace_checks.assert_contact_law`, NumPy)."""
+    codes = [c for c, v in TL.ROUTINES.items() if v[0] == "contact" and c < 100]
+    assert assert_contact_law(traced.trace.rows, codes, scn.contact) > 50
 
 
 def test_abort_names_time_pair_and_the_window_that_traces_it(scn):
@@ -188,7 +143,7 @@ def test_abort_names_time_pair_and_the_window_that_traces_it(scn):
     assert t_fail - 1e-6 <= last[TL.TR_T] <= t1      # a stage of the failing step
     name = TL.ROUTINES[int(last[TL.TR_ROUTINE])][1]
     assert int(last[TL.TR_I]) == int(m.group(3)) or name.startswith("edge_active_vs_edge")
-    assert last[TL.TR_V0 + 12] > 2e-5                  # its penetration beyond the limit
+    assert last[CONTACT_OUT0] > 2e-5                       # its penetration beyond the limit
     assert set(rows[:, TL.TR_ROUTINE].astype(int)) <= set(range(1, 8))   # contact group only
 
 

@@ -13,6 +13,8 @@ from models._kernels import trace_layout as TL
 from models.probe_cone import load_preset, simulate
 from models.probe_cone.simulate import SimulationError
 from models.trace import TraceSettings
+from tests.models._trace_checks import (CONTACT_OUT0, assert_contact_law,
+                                        assert_rows_cover_window, assert_same_channels, select)
 
 RATE = 1000.0     # [Hz] many output samples in the window
 # [s] traced window about capture: in the reference docking the latch plungers ride the cone
@@ -47,27 +49,19 @@ def traced(scn, plain, window):
 
 def test_tracing_changes_no_result_bit_for_bit(plain, traced):
     assert plain.trace is None and traced.trace is not None
-    np.testing.assert_array_equal(plain.t, traced.t)
-    for k, v in plain.channels.items():
-        np.testing.assert_array_equal(v, traced.channels[k], err_msg=k)
+    assert_same_channels(plain, traced)
     assert plain.events == traced.events
     assert (plain.steps, plain.small_steps) == (traced.steps, traced.small_steps)
 
 
 def test_rows_lie_in_the_window_and_every_stage_appears(traced, window):
-    tr = traced.trace
-    rows = tr.rows
-    assert tr.dropped == 0 and len(tr) > 500
-    assert rows[:, TL.TR_T].min() >= window[0] and rows[:, TL.TR_T].max() <= window[1]
-    steps = np.unique(rows[:, TL.TR_STEP]).astype(int)
-    np.testing.assert_array_equal(steps, np.arange(steps[0], steps[-1] + 1))
-    for s in steps[1:-1]:
-        r = rows[rows[:, TL.TR_STEP] == s]
-        assert set(r[:, TL.TR_STAGE].astype(int)) == {-1, 0, 1, 2, 3}, s
+    # and every stage has the mechanism row, the between-steps rows the four hysteresis
+    # elements and the six plungers
+    steps, rows = assert_rows_cover_window(traced.trace, window, 500)
+    for s in steps:
         for stage in range(4):
-            m = r[(r[:, TL.TR_STAGE] == stage) & (r[:, TL.TR_ROUTINE] == TL.R_PC_MECHANISM)]
-            assert m.shape[0] == 1
-        b = r[r[:, TL.TR_STAGE] == -1]
+            assert select(rows, s, stage, TL.R_PC_MECHANISM).shape[0] == 1
+        b = select(rows, s, -1)
         assert sorted(b[b[:, TL.TR_ROUTINE] == TL.R_PC_ELEMENTS, TL.TR_I].astype(int)) == \
             [0, 1, 2, 3]
         assert (b[:, TL.TR_ROUTINE] == TL.R_PC_PLUNGER).sum() == 6
@@ -83,7 +77,7 @@ def test_traced_forces_add_up_to_the_interface_force_and_mechanism_is_recorded(t
     channels, bit for bit (same arithmetic)."""
     rows = traced.trace.rows
     f_if = np.column_stack([traced.channels[f"interface_force_{a}"] for a in "xyz"])
-    o = TL.TR_V0 + 12 + 11
+    o = CONTACT_OUT0 + 11      # force_x of a contact row
     n_checked = n_contact = n_friction = 0
     for k, tk in enumerate(traced.t):
         st0 = rows[(rows[:, TL.TR_STAGE] == 0) & (rows[:, TL.TR_T] == tk)]
@@ -135,28 +129,11 @@ def test_abort_gives_the_window_and_its_trace_holds_the_failing_contact(scn):
     fail = rows[rows[:, TL.TR_STATUS] == ck.PENETRATION_EXCEEDED]
     assert fail.shape[0] >= 1
     assert t_fail - 1e-6 <= fail[-1, TL.TR_T] <= t1      # a stage of the failing step
-    assert fail[-1, TL.TR_V0 + 12] > 2e-5
+    assert fail[-1, CONTACT_OUT0] > 2e-5
     assert set(rows[:, TL.TR_ROUTINE].astype(int)) <= set(PC_CONTACT)
 
 
 def test_contact_rows_hold_the_law(traced, scn):
     """Each traced head / latch contact's force is the law of digest 5 on its own penetration
-    and relative velocity, re-derived in numpy (linear model): ``f_n = max(0, k dn + c n.v)``
-    and friction ``mu f_n v_T / sqrt(|v_T|^2 + v_eps^2)``. Tolerance 1e-9 relative."""
-    law = scn.contact
-    assert law.model == "linear"
-    rows = traced.trace.rows
-    sel = rows[np.isin(rows[:, TL.TR_ROUTINE], PC_CONTACT)
-               & (rows[:, TL.TR_STATUS] == ck.CONTACT)]
-    assert sel.shape[0] > 50
-    o = TL.TR_V0 + 12
-    dn, n, rv = sel[:, o], sel[:, o + 1:o + 4], sel[:, o + 7:o + 10]
-    fn, f = sel[:, o + 10], sel[:, o + 11:o + 14]
-    np.testing.assert_allclose(np.linalg.norm(n, axis=1), 1.0, rtol=0, atol=1e-12)
-    vn = (rv * n).sum(axis=1)
-    expect = np.maximum(law.stiffness * dn + law.damping * vn, 0.0)
-    np.testing.assert_allclose(fn, expect, rtol=1e-9, atol=1e-6)
-    vt = rv - vn[:, None] * n
-    fric = law.friction * expect[:, None] * vt / np.sqrt(
-        (vt ** 2).sum(axis=1) + law.friction_velocity ** 2)[:, None]
-    np.testing.assert_allclose(f, expect[:, None] * n + fric, rtol=1e-9, atol=1e-6)
+    and relative velocity (:func:`_trace_checks.assert_contact_law`, NumPy)."""
+    assert assert_contact_law(traced.trace.rows, PC_CONTACT, scn.contact) > 50
