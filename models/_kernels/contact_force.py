@@ -10,7 +10,18 @@ from models._kernels import NJIT
 from models._kernels.contact_layout import (
     LAW_K, LAW_C, LAW_MU, LAW_VEPS, LAW_MODEL, MODEL_HUNT_CROSSLEY, TW_V, TW_W, TW_O)
 
-__all__ = ["contact_force", "contact_wrench"]
+__all__ = ["contact_force", "contact_wrench", "point_velocity"]
+
+
+@njit(**NJIT)
+def point_velocity(tw, o, px, py, pz):
+    """Velocity of the material point ``p`` [m] of the body whose twist (contact layout
+    ``TW_*``: velocity of the reference point [m/s], omega [rad/s], the reference point [m])
+    starts at ``tw[o]``: ``v_O + omega x (p - O)`` [m/s]."""
+    rx = px - tw[o + TW_O]; ry = py - tw[o + TW_O + 1]; rz = pz - tw[o + TW_O + 2]
+    wx = tw[o + TW_W]; wy = tw[o + TW_W + 1]; wz = tw[o + TW_W + 2]
+    return (tw[o + TW_V] + wy * rz - wz * ry, tw[o + TW_V + 1] + wz * rx - wx * rz,
+            tw[o + TW_V + 2] + wx * ry - wy * rx)
 
 
 @njit(**NJIT)

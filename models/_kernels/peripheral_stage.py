@@ -28,7 +28,7 @@ from models._kernels import NJIT
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
 from models._kernels import peripheral_trace as pt
-from models._kernels.contact_force import contact_force
+from models._kernels.contact_force import contact_force, point_velocity
 from models._kernels.contact_layout import (
     C_BX, C_BY, C_BZ, C_R, C_UX, C_UY, C_UZ, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE,
     NONE, PL_RMAX, TW_O, TW_SIZE,
@@ -212,16 +212,6 @@ def frames(y, P, M, sc, kw):
     _mmt(M[M_AAU], M[M_APU], M[M_APAU])
     AR = kw[km.KW_A:km.KW_A + 9].reshape((3, 3))
     _mm(AR, M[M_APAU], M[M_APR])
-
-
-@njit(**NJIT)
-def point_velocity(sc, tw, px, py, pz):
-    """Velocity (PU axes) of the material point at ``p`` (PU) of the body of twist
-    ``sc[tw:tw + TW_SIZE]``."""
-    rx = px - sc[tw + TW_O]; ry = py - sc[tw + TW_O + 1]; rz = pz - sc[tw + TW_O + 2]
-    wx = sc[tw + TW_W]; wy = sc[tw + TW_W + 1]; wz = sc[tw + TW_W + 2]
-    return (sc[tw + TW_V] + wy * rz - wz * ry, sc[tw + TW_V + 1] + wz * rx - wx * rz,
-            sc[tw + TW_V + 2] + wx * ry - wy * rx)
 
 
 @njit(**NJIT)

@@ -13,6 +13,7 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import probe_cone_trace as pct
+from models._kernels.contact_force import point_velocity
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the ACC_/HC_/ST_ layouts)
 from models._kernels.trace_layout import R_PC_HOUSING, R_PC_PAD_MOUTH, TX_MASK
 
@@ -29,15 +30,8 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     fn, dd, fx, fy, fz, mpx, mpy, mpz, max_, may, maz = ck.contact_wrench(
         dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law)
     # relative velocity at the point (active - passive) to get the absorbed power f.v_rel
-    ax_ = cpx - twa[ck.TW_O]
-    ay_ = cpy - twa[ck.TW_O + 1]
-    az_ = cpz - twa[ck.TW_O + 2]
-    vax = twa[ck.TW_V] + twa[ck.TW_W + 1] * az_ - twa[ck.TW_W + 2] * ay_
-    vay = twa[ck.TW_V + 1] + twa[ck.TW_W + 2] * ax_ - twa[ck.TW_W] * az_
-    vaz = twa[ck.TW_V + 2] + twa[ck.TW_W] * ay_ - twa[ck.TW_W + 1] * ax_
-    vpx = twp[ck.TW_V] + twp[ck.TW_W + 1] * cpz - twp[ck.TW_W + 2] * cpy
-    vpy = twp[ck.TW_V + 1] + twp[ck.TW_W + 2] * cpx - twp[ck.TW_W] * cpz
-    vpz = twp[ck.TW_V + 2] + twp[ck.TW_W] * cpy - twp[ck.TW_W + 1] * cpx
+    vax, vay, vaz = point_velocity(twa, 0, cpx, cpy, cpz)
+    vpx, vpy, vpz = point_velocity(twp, 0, cpx, cpy, cpz)
     p_abs = fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
     kel = law[ck.LAW_K] * dn
     acc[ACC_F] += fx

@@ -12,6 +12,7 @@ from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
 from models._kernels import probe_cone_trace as pct
+from models._kernels.contact_force import point_velocity
 from models._kernels.probe_cone_contacts import (  # noqa: F401  (re-exported)
     _contact_apply, _housing_contacts, _sphere_contacts)
 from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul,
@@ -514,12 +515,8 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
         ax_ = cpx - hx
         ay_ = cpy - hy
         az_ = cpz - hz
-        vax = twa[ck.TW_V] + twa[ck.TW_W + 1] * az_ - twa[ck.TW_W + 2] * ay_
-        vay = twa[ck.TW_V + 1] + twa[ck.TW_W + 2] * ax_ - twa[ck.TW_W] * az_
-        vaz = twa[ck.TW_V + 2] + twa[ck.TW_W] * ay_ - twa[ck.TW_W + 1] * ax_
-        vpx = twp[ck.TW_V] + twp[ck.TW_W + 1] * cpz - twp[ck.TW_W + 2] * cpy
-        vpy = twp[ck.TW_V + 1] + twp[ck.TW_W + 2] * cpx - twp[ck.TW_W] * cpz
-        vpz = twp[ck.TW_V + 2] + twp[ck.TW_W] * cpy - twp[ck.TW_W + 1] * cpx
+        vax, vay, vaz = point_velocity(twa, 0, cpx, cpy, cpz)
+        vpx, vpy, vpz = point_velocity(twp, 0, cpx, cpy, cpz)
         p_latch += fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
         m1, m2, m3 = _cr(cpx, cpy, cpz, fx, fy, fz)
         n1, n2, n3 = _cr(ax_, ay_, az_, fx, fy, fz)

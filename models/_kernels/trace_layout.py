@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from models._kernels import NJIT
-from models._kernels.contact_layout import TW_O, TW_V, TW_W
+from models._kernels.contact_force import point_velocity  # noqa: F401  (re-exported)
 
 __all__ = [
     "TR_T", "TR_STEP", "TR_STAGE", "TR_ROUTINE", "TR_I", "TR_J", "TR_STATUS", "TR_V0", "TR_NV",
@@ -322,14 +322,3 @@ def contact_force_columns(tr, r, fn, fx, fy, fz):
     o = TR_V0 + CONTACT_NIN
     tr[r, o + 10] = fn
     tr[r, o + 11] = fx; tr[r, o + 12] = fy; tr[r, o + 13] = fz
-
-
-@njit(**NJIT)
-def point_velocity(tw, o, px, py, pz):
-    """Velocity of the material point ``p`` of the body whose twist (contact layout
-    ``TW_*``: velocity of the reference point, omega, the reference point) starts at
-    ``tw[o]``: ``v_O + omega x (p - O)``, for the hooks' relative velocities."""
-    rx = px - tw[o + TW_O]; ry = py - tw[o + TW_O + 1]; rz = pz - tw[o + TW_O + 2]
-    wx = tw[o + TW_W]; wy = tw[o + TW_W + 1]; wz = tw[o + TW_W + 2]
-    return (tw[o + TW_V] + wy * rz - wz * ry, tw[o + TW_V + 1] + wz * rx - wx * rz,
-            tw[o + TW_V + 2] + wx * ry - wy * rx)

@@ -16,8 +16,11 @@ is replayed through :func:`models._kernels.contact_segments.fan_vs_circle` twice
   (the same generator goes through the same arithmetic), or both nothing.
 
 The draws are the reference docking's initial conditions perturbed (seeded): captures inside
-the preset's envelope and glancing approaches, whose larger lateral offset puts a petal on
-the mating circle without a capture within the run.
+the preset's envelope, and glancing approaches, slow and drifting sideways, in which a petal
+meets the mating circle and slides off without a capture. Measured on these six: 1.68
+million searches, 154 thousand of them contacts and 174 thousand whose farthest generator
+crosses the circle plane outside the circle; no disagreement. CPU: ~12 s with the kernel
+cached, ~90 s when it compiles.
 """
 from __future__ import annotations
 
@@ -28,9 +31,9 @@ import pytest
 from numba import njit
 
 from models._kernels import contact_layout as ck
-from models._kernels.contact_segments import fan_search, fan_vs_circle
 from models._kernels import peripheral_run_layout as R
 from models._kernels import trace_layout as TL
+from models._kernels.contact_segments import fan_search, fan_vs_circle
 from models.peripheral.simulate import load_scenario, simulate
 from models.probe_cone.config import InitialConditions
 from models.trace import TraceSettings
