@@ -17,7 +17,15 @@ from models._kernels.contact_force import point_velocity
 from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the ACC_/HC_/ST_ layouts)
 from models._kernels.trace_layout import R_PC_HOUSING, R_PC_PAD_MOUTH, TX_MASK
 
-__all__ = ["_contact_apply", "_sphere_contacts", "_housing_contacts"]
+__all__ = ["acc_add3", "_contact_apply", "_sphere_contacts", "_housing_contacts"]
+
+
+@njit(inline="always", **NJIT)
+def acc_add3(acc, o, x, y, z):
+    """Add the vector ``(x, y, z)`` to ``acc[o:o + 3]`` (a force or moment sum)."""
+    acc[o] += x
+    acc[o + 1] += y
+    acc[o + 2] += z
 
 
 @njit(**NJIT)
@@ -34,16 +42,10 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     vpx, vpy, vpz = point_velocity(twp, 0, cpx, cpy, cpz)
     p_abs = fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
     kel = law[ck.LAW_K] * dn
-    acc[ACC_F] += fx
-    acc[ACC_F + 1] += fy
-    acc[ACC_F + 2] += fz
-    acc[ACC_M] += mpx
-    acc[ACC_M + 1] += mpy
-    acc[ACC_M + 2] += mpz
+    acc_add3(acc, ACC_F, fx, fy, fz)
+    acc_add3(acc, ACC_M, mpx, mpy, mpz)
     if link == 0:
-        acc[ACC_M_HEAD] += max_
-        acc[ACC_M_HEAD + 1] += may
-        acc[ACC_M_HEAD + 2] += maz
+        acc_add3(acc, ACC_M_HEAD, max_, may, maz)
         if fn > 0.0 and law[ck.LAW_MU] > 0.0:
             # velocity Jacobian of the regularized friction on the head: g (I - n n^T), with
             # g = k_Fr f_n / sqrt(|v_T|^2 + v_eps^2) the friction's viscous slope (its largest
@@ -66,12 +68,8 @@ def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
             acc[ACC_D + 4] -= g * (ny * nz + ty * tz * q)
             acc[ACC_D + 5] += g * (1.0 - nz * nz - tz * tz * q)
     else:
-        acc[ACC_F_HOUSING] += fx
-        acc[ACC_F_HOUSING + 1] += fy
-        acc[ACC_F_HOUSING + 2] += fz
-        acc[ACC_M_HOUSING] += max_
-        acc[ACC_M_HOUSING + 1] += may
-        acc[ACC_M_HOUSING + 2] += maz
+        acc_add3(acc, ACC_F_HOUSING, fx, fy, fz)
+        acc_add3(acc, ACC_M_HOUSING, max_, may, maz)
         acc[ACC_N_HOUSING] += 1.0
     acc[ACC_P_DISS] += p_abs - kel * dd
     acc[ACC_P_EL] += kel * dd
@@ -114,6 +112,17 @@ def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link, t
         feat = f + 1
 
 
+@njit(inline="always", **NJIT)
+def _housing_point(hc, i, col, C, ox, oy, oz):
+    """Point ``hc[i, col:col + 3]`` (housing frame) in PU: ``o + C p`` [m]."""
+    a = hc[i, col]
+    b = hc[i, col + 1]
+    c = hc[i, col + 2]
+    return (ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c,
+            oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c,
+            oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c)
+
+
 @njit(**NJIT)
 def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc, tr, trn, tcx):
     """Limiter pads and alignment rollers (housing primitives ``hc``, housing frame) against
@@ -125,24 +134,14 @@ def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc, tr, 
     mr = P[P_MOUTH_R]
     for i in range(hc.shape[0]):
         kind = hc[i, HC_KIND]
-        a = hc[i, HC_P1]
-        b = hc[i, HC_P1 + 1]
-        c = hc[i, HC_P1 + 2]
-        p1x = ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c
-        p1y = oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c
-        p1z = oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c
+        p1x, p1y, p1z = _housing_point(hc, i, HC_P1, C, ox, oy, oz)
         if kind == HC_ROLLER:
             npt = 1
             rs = hc[i, HC_R]
         else:
             npt = 2
             rs = 0.0
-            a = hc[i, HC_P2]
-            b = hc[i, HC_P2 + 1]
-            c = hc[i, HC_P2 + 2]
-            p2x = ox + C[0, 0] * a + C[0, 1] * b + C[0, 2] * c
-            p2y = oy + C[1, 0] * a + C[1, 1] * b + C[1, 2] * c
-            p2z = oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c
+            p2x, p2y, p2z = _housing_point(hc, i, HC_P2, C, ox, oy, oz)
         deep_far = False   # the pad end beyond the mouth plane touches the cone itself
         for j in range(npt):
             if j == 0:

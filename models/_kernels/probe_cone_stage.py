@@ -14,7 +14,7 @@ from models._kernels import hysteresis as hk
 from models._kernels import probe_cone_trace as pct
 from models._kernels.contact_force import point_velocity
 from models._kernels.probe_cone_contacts import (  # noqa: F401  (re-exported)
-    _contact_apply, _housing_contacts, _sphere_contacts)
+    _contact_apply, _housing_contacts, _sphere_contacts, acc_add3)
 from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul,
                                                _mtv, _mv)
 from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_to_dcm
@@ -520,15 +520,9 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
         p_latch += fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
         m1, m2, m3 = _cr(cpx, cpy, cpz, fx, fy, fz)
         n1, n2, n3 = _cr(ax_, ay_, az_, fx, fy, fz)
-        acc[ACC_F] += fx
-        acc[ACC_F + 1] += fy
-        acc[ACC_F + 2] += fz
-        acc[ACC_M] += m1
-        acc[ACC_M + 1] += m2
-        acc[ACC_M + 2] += m3
-        acc[ACC_M_HEAD] -= n1
-        acc[ACC_M_HEAD + 1] -= n2
-        acc[ACC_M_HEAD + 2] -= n3
+        acc_add3(acc, ACC_F, fx, fy, fz)
+        acc_add3(acc, ACC_M, m1, m2, m3)
+        acc_add3(acc, ACC_M_HEAD, -n1, -n2, -n3)
         acc[ACC_N] += 1.0
     # capture sensors after capture: their total axial friction on the socket wall (digest
     # 8.4), regularized like the contact friction, at the head centre

@@ -49,6 +49,13 @@ def scenario():
 
 
 SEARCH = (TL.R_FAN_SEARCH_ACTIVE, TL.R_FAN_SEARCH_PASSIVE)
+# value columns of a search row, by the field names of the routine table
+_F = {f: TL.TR_V0 + k for k, f in enumerate(TL.ROUTINES[TL.R_FAN_SEARCH_ACTIVE][2])}
+assert TL.ROUTINES[TL.R_FAN_SEARCH_PASSIVE][2] == TL.ROUTINES[TL.R_FAN_SEARCH_ACTIVE][2]
+V_ORIGIN, V_AXES, V_CIRCLE = _F["fan_origin_x"], _F["fan_axes_11"], _F["circle_centre_x"]
+V_RADIUS, V_RESULT = _F["circle_radius"], _F["penetration"]
+assert (_F["fan_axes_33"], _F["circle_axis_z"], _F["point_z"]) == (
+    V_AXES + 8, V_CIRCLE + 5, V_RESULT + 6)     # contiguous blocks, as read below
 DURATION = 2.5       # [s] the capture draws capture within it (the reference at 1.61 s)
 N_CAPTURE, N_GLANCING = 3, 3
 
@@ -59,8 +66,9 @@ def _draws(scn, seed=1918):
     offsets within 5 cm, lateral rates 5 mm/s, angles 0.01 rad, rates 2 mrad/s).
     ``glancing``: a lateral offset of 3-5 cm in a random direction and a lateral velocity of
     1-3 cm/s within 90 degrees of it (drifting away from the axis), closing at 12-30 mm/s: a
-    petal meets the mating circle and slides or bounces off without a capture (closing energy near or below the six latches' trigger
-    work: 18 mm/s when aligned, tests/models/test_peripheral_behaviour.py)."""
+    petal meets the mating circle and slides or bounces off without a capture (closing
+    energy near or below the six latches' trigger work: 18 mm/s when aligned,
+    tests/models/test_peripheral_behaviour.py)."""
     rng = np.random.default_rng(seed)
     u = rng.uniform
     out = []
@@ -93,7 +101,6 @@ def _replay_rows(rows, fa, fp, ca, cp, dn_max, dich, exh, d2max):
     circ = np.empty(ck.C_SIZE)
     o = np.empty(3)
     R = np.empty((3, 3))
-    v0 = TL.TR_V0
     for m in range(rows.shape[0]):
         active = rows[m, TL.TR_ROUTINE] == TL.R_FAN_SEARCH_ACTIVE
         k = int(rows[m, TL.TR_I])
@@ -102,13 +109,13 @@ def _replay_rows(rows, fa, fp, ca, cp, dn_max, dich, exh, d2max):
         src = cp if active else ca
         for c in range(ck.C_SIZE):
             circ[c] = src[c]
-        for c in range(6):
-            circ[c] = rows[m, v0 + 12 + c]
-        circ[ck.C_R] = rows[m, v0 + 18]
+        for c in range(6):      # centre and axis (C_BX..C_UZ)
+            circ[c] = rows[m, V_CIRCLE + c]
+        circ[ck.C_R] = rows[m, V_RADIUS]
         for c in range(3):
-            o[c] = rows[m, v0 + c]
+            o[c] = rows[m, V_ORIGIN + c]
             for d in range(3):
-                R[c, d] = rows[m, v0 + 3 + 3 * c + d]
+                R[c, d] = rows[m, V_AXES + 3 * c + d]
         r1 = fan_vs_circle(fan, o, R, circ, dn_max, False)
         r2 = fan_vs_circle(fan, o, R, circ, dn_max, True)
         dich[m, 0] = r1[0]; dich[m, 1] = r1[1]; dich[m, 2] = r1[2]; dich[m, 3] = r1[3]
@@ -133,7 +140,7 @@ def _replay(scn, rows):
 
 def _traced_result(rows):
     """The traced detector results in :func:`fan_vs_circle`'s order (``n x 9``)."""
-    v = TL.TR_V0 + 19
+    v = V_RESULT        # penetration, normal, point
     return np.column_stack([rows[:, TL.TR_STATUS], rows[:, v:v + 7], rows[:, TL.TR_J]])
 
 
@@ -158,7 +165,7 @@ def dockings(scenario):
         geo = scenario.geometry
         radius = np.where(rows[:, TL.TR_ROUTINE] == TL.R_FAN_SEARCH_ACTIVE,
                           geo.passive_circle[ck.C_R], geo.active_circle[ck.C_R])
-        assert np.array_equal(rows[:, TL.TR_V0 + 18], radius)
+        assert np.array_equal(rows[:, V_RADIUS], radius)
         dich, exh, d2max = _replay(scenario, rows)
         key = rows[:, TL.TR_STEP] * 4 + rows[:, TL.TR_STAGE]
         _, per_stage = np.unique(key, return_counts=True)
