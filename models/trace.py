@@ -3,9 +3,9 @@ selected routine's inputs, intermediates and outputs at every RK4 stage of a tim
 for both docking units.
 
 The kernels write a float buffer (:mod:`models._kernels.trace_layout`); this module holds the
-settings (:class:`TraceSettings`: the window, the groups ``contact``, ``latch``,
-``mechanism``, ``search`` and the row cap), builds the buffers a unit's ``simulate`` passes to its kernel,
-and names the result (:class:`Trace`).
+settings (:class:`TraceSettings`: the window, the groups ``contact``, ``latch``, ``mechanism``,
+``search`` and the row cap), builds the buffers a unit's ``simulate`` passes to its kernel, and
+names the result (:class:`Trace`).
 
 Table shape: :meth:`Trace.frame` is **long**: one row per value, columns ``t, step, stage,
 group, routine, i, j, status, field, value, unit``. Why long and not one wide table: the
@@ -77,8 +77,8 @@ def parse_groups(text, *, key: str = "--trace-what") -> tuple[str, ...]:
 @dataclass(frozen=True)
 class TraceSettings:
     """What to trace: the window ``[t0, t1]`` [s] of model time, the ``groups`` (``contact``,
-    ``latch``, ``mechanism`` by default; ``search``: every fan search of the peripheral unit
-    with its full inputs, to replay it) and the largest number of kernel rows ``max_rows`` (rows past it
+    ``latch``, ``mechanism`` by default; ``search``: every fan search of the peripheral unit with
+    its full inputs, to replay it) and the largest number of kernel rows ``max_rows`` (rows past it
     are counted as dropped)."""
 
     t0: float

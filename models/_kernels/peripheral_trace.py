@@ -29,8 +29,8 @@ from models._kernels.trace_layout import (
     R_LATCH_STAGE_TOTAL, R_LEG_FORCES, R_LEGS_BETWEEN, R_RING, R_SENSOR, TR_V0, TX_SAVE,
     contact_force_columns, contact_open, trace_open, traced)
 
-__all__ = ["contact_row", "fan_row", "fan_search_row", "seg_seg_row", "seg_circle_row", "point_row",
-           "legs_row", "save_shifts", "legs_between_row", "ring_row", "save_latches",
+__all__ = ["contact_row", "fan_row", "fan_search_row", "seg_seg_row", "seg_circle_row",
+           "point_row", "legs_row", "save_shifts", "legs_between_row", "ring_row", "save_latches",
            "latches_between_row", "save_acc", "latches_stage_row", "sensors_row",
            "capture_row"]
 
