@@ -44,10 +44,11 @@ import numpy as np
 from recon.io import write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry
+from telemetry_samples.flights.recorder import RecorderTable, record_frames, write_record
 
 __all__ = ["FLIGHTS", "REALISTIC", "OBSERVATION", "generate_flight", "record_flight",
            "approach_start", "record_long_flight", "generate", "generate_realistic",
-           "record_study_flight", "STUDY_RECORDER"]
+           "record_study_flight", "STUDY_RECORDER", "RECORDER"]
 
 #: Truth of each flight: initial conditions (SI) that differ from the reference, the clock
 #: offset [s] and the simulated duration [s].
@@ -86,6 +87,15 @@ _FILE_UNITS = {"t": "s", "stroke": "mm", "gimbal_pitch": "deg", "gimbal_yaw": "d
                **{r: "deg/s" for r in _RATES}}
 _DT_FRAME = 0.005  # recorder frame [s]
 
+#: The probe-cone recorder's sensor suite (module docstring): the sensor models of
+#: :data:`OBSERVATION` and the flags' switch timing (2 ms), sampling and file units
+RECORDER = RecorderTable(
+    (*OBSERVATION.channels,
+     *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
+                                        "latch_3", "latch_4"))),
+    _EVERY, {k: v for k, v in _FILE_UNITS.items() if k != "t"},
+    dropout=("stroke", "gimbal_pitch", "gimbal_yaw"), dt_frame=_DT_FRAME)
+
 
 def generate_flight(name: str, out_dir: str | os.PathLike, seed: int) -> Path:
     """Simulate flight ``name`` of :data:`FLIGHTS`, record it, write it with its truth."""
@@ -118,46 +128,18 @@ def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dic
     traj = simulate(scn, ic, duration=duration + max(0.0, -clock_offset), rate=1000.0,
                     t_pre=max(0.0, clock_offset))
     rng = np.random.default_rng(seed)
-    offset = clock_offset
     n = int(round(duration / _DT_FRAME))
     frame_i = np.arange(n)
     t = frame_i * _DT_FRAME
     drop = (t > 0.45 * duration) & (t < 0.45 * duration + 0.4)
-    template = {}
-    for ch, every in _EVERY.items():
-        has = frame_i % every == 0
-        if ch in ("stroke", "gimbal_pitch", "gimbal_yaw"):
-            has &= ~drop
-        template[ch] = np.where(has, 0.0, np.nan)
-    tel0 = Telemetry.from_arrays(t, template, source=name)
-    model = ObservationModel(
-        (*OBSERVATION.channels,
-         *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
-                                            "latch_3", "latch_4"))), clock_offset=offset)
-    rec = model.bind(tel0).synthesize(traj.t, traj.channels, rng)
-    keep = np.zeros(n, bool)
-    for v in rec.channels.values():
-        keep |= np.isfinite(v)
-    cols = {"t": t[keep], **{k: v[keep] for k, v in rec.channels.items()}}
-    from recon.io import from_si
-
-    units = {}
-    for k, v in list(cols.items()):
-        u = _FILE_UNITS.get(k)
-        if u is not None and u != "s":
-            si = "m" if k == "stroke" else ("rad/s" if "_rate_" in k else "rad")
-            cols[k] = from_si(v, si, u)
-        units[k] = u if u is not None else "0/1"
-    out_dir = Path(out_dir)
-    path = write_table(cols, out_dir / f"{name}.parquet", units)
+    cols, units = record_frames(RECORDER, traj.t, traj.channels, t, frame_i, clock_offset, rng,
+                                dropout=drop, source=name)
     truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
-    truth["clock_offset"] = offset
-    write_json({"parameters": truth, "events": traj.events,
-                "settings": {"seed": seed, "duration": duration,
-                             "scenario": "reference" if scenario is None else "custom", "observation": {
-                                 c.name: dataclasses.asdict(c) for c in model.channels}}},
-               out_dir / f"{name}.truth.json")
-    return path
+    truth["clock_offset"] = clock_offset
+    return write_record(Path(out_dir) / f"{name}.parquet", cols, units, truth, traj.events,
+                        {"seed": seed, "duration": duration,
+                         "scenario": "reference" if scenario is None else "custom"},
+                        RECORDER.channels)
 
 
 _GYRO_PERIOD = 0.1     # [s] gyro sampling of the realistic recorder (own time base)
