@@ -162,7 +162,8 @@ def _crossing(traj, x_plane: float) -> tuple[float, dict[str, float]]:
     return float(traj.t[j - 1] + w * (traj.t[j] - traj.t[j - 1])), state
 
 
-def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: float = 1e-9):
+def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: float = 1e-9,
+                   simulate=None, passive_rate=None):
     """Initial conditions ``approach`` [s] before the start plane from which the free flight
     crosses the start plane (``rel_pos_x = initial.rel_pos_x``) exactly in the state
     ``initial``.
@@ -172,10 +173,22 @@ def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: 
     corrected by fixed-point iteration on the crossing state, each step one simulation.
     Returns ``(initial conditions at the approach start, time of the crossing [s])``; the
     crossing state matches ``initial`` to ``tol`` (SI) or better.
-    """
-    from models.probe_cone import IC_NAMES, simulate
 
-    if np.any(np.asarray(scn.passive_initial_rate) != 0.0):
+    ``simulate(ic, duration)`` runs the scenario from the initial conditions ``ic`` for
+    ``duration`` [s] and returns a trajectory with ``t`` and the relative-state ``channels``
+    (default: the probe-cone model at 1000 Hz); ``passive_rate`` [rad/s] is the passive
+    vehicle's initial body rate (default: the probe-cone scenario's).
+    """
+    from models.probe_cone import IC_NAMES
+
+    if simulate is None:
+        from models.probe_cone import simulate as pc_simulate
+
+        def simulate(ic, duration):
+            return pc_simulate(scn, ic, duration=duration, rate=1000.0)
+    if passive_rate is None:
+        passive_rate = scn.passive_initial_rate
+    if np.any(np.asarray(passive_rate) != 0.0):
         raise ValueError("approach_start needs a passive vehicle at rest (its rates at the "
                          "start plane would differ from the scenario's)")
     target = initial.as_array()
@@ -185,7 +198,7 @@ def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: 
     t_star = approach
     for _ in range(iterations):
         ic = type(initial).from_array(guess)
-        tr = simulate(scn, ic, duration=approach + 1.0, rate=1000.0)
+        tr = simulate(ic, approach + 1.0)
         t_star, state = _crossing(tr, float(initial.rel_pos_x))
         err = target - np.array([state[n] for n in IC_NAMES])
         err[0] = 0.0

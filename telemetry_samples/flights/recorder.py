@@ -25,7 +25,7 @@ from recon.io import from_si, write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry, known_channels
 
-__all__ = ["RecorderTable", "record_frames", "write_record"]
+__all__ = ["RecorderTable", "record_frames", "record_samples", "write_record"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,14 +95,25 @@ def record_frames(table: RecorderTable, sim_t: np.ndarray, sim: Mapping[str, np.
         ``{"t": stamps kept, channel: values}`` (rows where no channel has a sample are
         dropped; NaN where a channel has none) and the unit of each column.
     """
-    stamps = np.asarray(stamps, float)
     frame = np.asarray(frame)
-    template = {}
+    has = {}
     for c in table.channels:
-        has = frame % table.every[c.name] == 0
+        h = frame % table.every[c.name] == 0
         if dropout is not None and c.name in table.dropout:
-            has &= ~dropout
-        template[c.name] = np.where(has, 0.0, np.nan)
+            h &= ~dropout
+        has[c.name] = h
+    return record_samples(table, sim_t, sim, stamps, has, clock_offset, rng, source=source)
+
+
+def record_samples(table: RecorderTable, sim_t: np.ndarray, sim: Mapping[str, np.ndarray],
+                   stamps: np.ndarray, has: Mapping[str, np.ndarray], clock_offset: float,
+                   rng: np.random.Generator, *, source: str = ""
+                   ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """As :func:`record_frames` with the samples of each channel given directly: ``has``
+    maps every channel of ``table`` to a boolean mask over ``stamps`` (True where the
+    channel has a sample), for channels on time bases of their own."""
+    stamps = np.asarray(stamps, float)
+    template = {c.name: np.where(has[c.name], 0.0, np.nan) for c in table.channels}
     tel0 = Telemetry.from_arrays(stamps, template, source=source)
     rec = table.observation(clock_offset).bind(tel0).synthesize(sim_t, sim, rng)
     keep = np.zeros(stamps.size, bool)

@@ -150,9 +150,9 @@ def test_flags_switch_at_the_simulated_events_within_one_sample(generated, simul
         assert hi - lo == pytest.approx(0.02, abs=1e-9)
 
 
-def test_study_recorder(tmp_path):
-    """The unit's recorder attribute resolves to the function recon.study calls; cut records
-    carry their truth; realistic records are refused in one clear error."""
+def test_study_recorder_cut(tmp_path):
+    """The unit's recorder attribute resolves to the function recon.study calls; a cut record
+    starts at the start plane on the telemetry clock and carries its truth."""
     from models.peripheral.unit import UNIT
     from recon.study import _recorder
 
@@ -168,9 +168,38 @@ def test_study_recorder(tmp_path):
     assert tel.t[0] == pytest.approx(-0.3) and tel.t[-1] < 2.5 - 0.3
     with pytest.raises(InputError) as exc:
         record("s2", tmp_path, ic, scenario=scn, seed=5, rng=np.random.default_rng(0),
-               records="realistic")
-    assert "records" in str(exc.value) and "realistic" in str(exc.value)
-    assert not (tmp_path / "s2.parquet").exists()
+               records="both")
+    assert "records" in str(exc.value)
+
+
+def test_study_recorder_realistic(tmp_path, simulated):
+    """A realistic record of the reference docking: the simulation starts during the approach
+    (approach_start), so the truth is the state at the start plane and the events count from
+    there: they match the cut simulation from that state (within 2 ms: the two runs' step
+    grids are offset by the crossing time), the record starts at the drawn record start, runs
+    20 s past capture, and its capture flag switches within one flag period of the truth's
+    capture on the record's clock."""
+    scn = ps.load_scenario("reference")
+    rng = np.random.default_rng(3)
+    paths, truth = pg.record_study_flight("r1", tmp_path, {}, scenario=scn, seed=11, rng=rng,
+                                          records="realistic")
+    doc = _truth(tmp_path, "r1")
+    ic, traj = simulated["nominal"]
+    assert {k: truth[k] for k in ps.R.IC_NAMES} == {k: getattr(ic, k) for k in ps.R.IC_NAMES}
+    st = doc["settings"]
+    assert 3.0 <= st["approach"] <= 10.0
+    assert truth["clock_offset"] == pytest.approx(st["record_start"]
+                                                  + st["start_plane_crossing"], abs=1e-9)
+    assert st["start_plane_crossing"] == pytest.approx(st["approach"], rel=0.05)
+    for k in ("first_contact", "capture"):
+        assert doc["events"][k] == pytest.approx(traj.events[k], abs=2e-3), k
+    tel = load_telemetry(paths[0])
+    t_cap = doc["events"]["capture"] + truth["clock_offset"]
+    assert tel.t[0] == pytest.approx(st["record_start"])
+    assert tel.t[-1] == pytest.approx(t_cap + 20.0, abs=0.01)
+    t, y = tel.samples("capture")
+    on = np.flatnonzero(y > 0.5)[0]
+    assert t[on - 1] < t_cap + 1e-3 and t[on] >= t_cap - 1e-3 and t[on] - t[on - 1] < 0.0201
 
 
 def test_run_configuration_fits_the_shipped_flights():

@@ -20,11 +20,14 @@ is illustrative, a plausible one for a six-leg ring mechanism, not a flight unit
 * a clock offset: telemetry time = simulation time + ``clock_offset``;
 * file units mm, deg, deg/s (converted back to SI on read).
 
-The records are cut to the model window: they start at the start plane (simulation time 0,
-telemetry time ``clock_offset``) and end ``duration`` seconds later, a few seconds after
-capture. (The probe-cone's cut records start at telemetry time 0 and so, for a positive clock
-offset, before the start plane; the peripheral kernel starts at the start plane, so these
-records start there.)
+The shipped records are cut to the model window (:func:`record_flight`): they start at the
+start plane (simulation time 0, telemetry time ``clock_offset``) and end ``duration`` seconds
+later, a few seconds after capture. (The probe-cone's cut records start at telemetry time 0
+and so, for a positive clock offset, before the start plane; the peripheral kernel starts at
+the start plane, so these records start there.) :func:`record_long_flight` records as a flight
+recorder does, from seconds before the start plane to 20 s after capture on the vehicle's own
+clock: the simulation starts earlier, in the free-flight state that crosses the start plane
+in the stated one (:func:`telemetry_samples.flights.generate.approach_start`).
 
 Flights (:data:`FLIGHTS`):
 
@@ -53,10 +56,12 @@ import numpy as np
 
 from models.errors import InputError
 from recon.observation import ChannelModel, ObservationModel
-from telemetry_samples.flights.recorder import RecorderTable, record_frames, write_record
+from telemetry_samples.flights.recorder import (RecorderTable, record_frames, record_samples,
+                                                 write_record)
 
 __all__ = ["FLIGHTS", "RECORDER", "OBSERVATION", "CAPTURE_THRESHOLD", "LATCH_THRESHOLD",
-           "record_flight", "generate_flight", "generate", "record_study_flight"]
+           "record_flight", "generate_flight", "generate", "record_long_flight",
+           "record_study_flight"]
 
 #: Closing speeds [m/s] bracketing the capture threshold of the reference scenario (its other
 #: initial conditions unchanged, 20 s simulated): at the lower one latches 1-4 trigger, the
@@ -162,30 +167,111 @@ def generate(out_dir: str | os.PathLike, seed: int = 2026) -> list[Path]:
     return [generate_flight(name, out_dir, seed + k) for k, name in enumerate(FLIGHTS)]
 
 
+_GYRO_PERIOD = 0.1     # [s] gyro sampling of the realistic recorder (own time base)
+_GYRO_PHASE = 0.0137   # [s] its ticks after the mechanism recorder's frame ticks
+
+
+def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict, *,
+                       approach: float = 8.0, after_capture: float = 20.0,
+                       record_start: float = 0.0, scenario=None, horizon: float = 15.0
+                       ) -> Path:
+    """Record a flight the way a flight recorder does and write it with its truth, as
+    :func:`telemetry_samples.flights.generate.record_long_flight` does for the probe-cone
+    unit: the simulation starts ``approach`` [s] before the start plane in the free-flight
+    state that crosses it in ``initial``
+    (:func:`telemetry_samples.flights.generate.approach_start`), the record runs from there to
+    ``after_capture`` [s] after capture on the vehicle's clock (first sample stamped
+    ``record_start`` [s]), the gyros on their own time base (10 Hz ticks 13.7 ms off the
+    recorder frame), a 0.4 s dropout of the leg and ring-pose channels and a 0.6 s one of the
+    gyros at seeded random times after the start plane.
+
+    The truth is the relative state at the start plane (``initial`` over the scenario's) and
+    the clock offset ``record_start`` + the crossing time; the events count from the start
+    plane. Raises ValueError when there is no capture within ``horizon`` [s] of the start
+    plane.
+    """
+    from models._kernels.peripheral_run_layout import IC_NAMES
+    from models.peripheral import simulate as ps
+    from telemetry_samples.flights.generate import approach_start
+
+    scn = ps.load_scenario("reference") if scenario is None else scenario
+    ic = dataclasses.replace(scn.initial, **initial)
+    ic_pre, t_star = approach_start(
+        scn, ic, approach, simulate=lambda x, d: ps.simulate(scn, x, 1000.0, d),
+        passive_rate=scn.config.passive_initial_rate)
+    th = scn.thrust
+    if th.stop > th.start:  # the thrust window counts from the start plane
+        scn = dataclasses.replace(scn, thrust=dataclasses.replace(
+            th, start=th.start + t_star, stop=th.stop + t_star))
+    traj = ps.simulate(scn, ic_pre, 1000.0, t_star + horizon + after_capture)
+    t_cap = traj.events["capture"]
+    if not t_cap <= t_star + horizon:
+        raise ValueError(f"flight {name}: no capture within {horizon:g} s of the start plane")
+    t_end = t_cap + after_capture
+    rng = np.random.default_rng(seed)
+    n = int(np.floor(t_end / _DT_FRAME)) + 1
+    frame_i = np.arange(n)
+    t_frame = frame_i * _DT_FRAME
+    t_gyro = np.arange(_GYRO_PHASE, t_end, _GYRO_PERIOD)
+    drop_m, drop_g = rng.uniform(t_star, t_end - 0.4), rng.uniform(t_star, t_end - 0.6)
+    len_m, len_g = 0.4, 0.6
+    t_all = np.union1d(t_frame, t_gyro)
+    on_gyro = np.isin(t_all, t_gyro) & ~((t_all > drop_g) & (t_all < drop_g + len_g))
+    has = {}
+    for c in RECORDER.channels:
+        if c.name in _RATES:
+            has[c.name] = on_gyro
+            continue
+        h = np.isin(t_all, t_frame[frame_i % RECORDER.every[c.name] == 0])
+        if c.name in RECORDER.dropout:
+            h &= ~((t_all > drop_m) & (t_all < drop_m + len_m))
+        has[c.name] = h
+    sim = {k: v for k, v in traj.channels.items() if k != "t"}
+    cols, units = record_samples(RECORDER, traj.t, sim, t_all + record_start, has,
+                                 record_start, rng, source=name)
+    truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
+    truth["clock_offset"] = record_start + t_star
+    events = {k: (None if np.isnan(v) else float(v) - t_star) for k, v in traj.events.items()}
+    return write_record(Path(out_dir) / f"{name}.parquet", cols, units, truth, events,
+                        {"seed": seed, "approach": approach, "after_capture": after_capture,
+                         "record_start": record_start, "start_plane_crossing": t_star,
+                         "record_end": record_start + t_end,
+                         "dropouts": {"mechanism": [record_start + drop_m, len_m],
+                                      "gyros": [record_start + drop_g, len_g]},
+                         "scenario": "reference" if scenario is None else "custom"},
+                        RECORDER.channels)
+
+
 def record_study_flight(name: str, out_dir: str | os.PathLike, initial: dict, *, scenario,
-                        seed: int, rng: np.random.Generator, records: str = "cut",
+                        seed: int, rng: np.random.Generator, records: str = "realistic",
                         clock_offset: float = 0.0, duration: float = 5.0,
                         horizon: float = 15.0) -> tuple[list[Path], dict[str, float]]:
     """The peripheral unit's flight recorder for simulation studies
-    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.study`).
+    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.study`), as the probe-cone's
+    (:func:`telemetry_samples.flights.generate.record_study_flight`).
 
-    ``records = "cut"``: :func:`record_flight` of ``duration`` [s] with ``clock_offset`` [s],
-    the sensor noise seeded with ``seed``. ``"realistic"`` (the approach before the start
-    plane, a recorder clock of its own) is refused with an :class:`InputError`: this recorder
-    records the model window only. ``rng`` and ``horizon`` belong to the realistic records and
-    are not used. Returns the telemetry file and the truth (the initial conditions at the
-    start plane and the clock offset, SI)."""
-    if records == "realistic":
-        raise InputError("the peripheral flight recorder records the model window only "
-                         "(records = 'cut'); realistic records with the approach before "
-                         "the start plane are not available for this unit", key="records")
-    if records != "cut":
-        raise InputError(f"must be 'realistic' or 'cut', got {records!r}", key="records")
+    ``records = "realistic"``: :func:`record_long_flight` with an approach and a record start
+    drawn from ``rng`` in the ranges of
+    :data:`telemetry_samples.flights.generate.STUDY_RECORDER`; ``"cut"``:
+    :func:`record_flight` of ``duration`` [s] with ``clock_offset`` [s]. ``seed`` seeds the
+    sensor noise and the dropout times. Returns the telemetry file and the truth (the
+    initial conditions at the start plane and the clock offset, SI)."""
     import json
 
+    from telemetry_samples.flights.generate import STUDY_RECORDER
+
     out_dir = Path(out_dir)
-    path = record_flight(name, out_dir, seed, initial, clock_offset, duration,
-                         scenario=scenario)
+    if records == "realistic":
+        approach = float(rng.uniform(*STUDY_RECORDER["approach"]))
+        start = float(rng.uniform(*STUDY_RECORDER["record_start"]))
+        path = record_long_flight(name, out_dir, seed, initial, approach=approach,
+                                  after_capture=STUDY_RECORDER["after_capture"],
+                                  record_start=start, scenario=scenario, horizon=horizon)
+    elif records == "cut":
+        path = record_flight(name, out_dir, seed, initial, clock_offset, duration,
+                             scenario=scenario)
+    else:
+        raise InputError(f"must be 'realistic' or 'cut', got {records!r}", key="records")
     truth = json.loads((out_dir / f"{name}.truth.json").read_text())["parameters"]
     return [path], {k: float(v) for k, v in truth.items()}
 
