@@ -289,6 +289,8 @@ class PeripheralUnit(DockingUnit):
     events = ps.EVENT_NAMES
     # capture needs aligned ring planes and latches: one sharp switch; contact may chatter
     clock_events = (("capture", "capture"), ("contact", "first_contact"))
+    # the flight recorder of simulation studies (cut and realistic records)
+    recorder = "telemetry_samples.flights.peripheral.generate:record_study_flight"
     fitted_channels = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",
                        "capture",
                        "active_rate_x", "active_rate_y", "active_rate_z",

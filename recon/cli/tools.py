@@ -20,23 +20,37 @@ def samples() -> None:
 @samples.command("generate")
 @common_options
 @click.argument("kind", type=click.Choice(["flights"]), default="flights")
-@output_option("the directory (default: telemetry_samples/KIND in the package)",
+@click.option("--unit", "unit_name", type=click.Choice(["probe_cone", "peripheral"]),
+              default="probe_cone", show_default=True,
+              help="Docking unit of the flights (peripheral: telemetry_samples/flights/"
+                   "peripheral).")
+@output_option("the directory (default: telemetry_samples/KIND in the package, "
+               "telemetry_samples/flights/peripheral for --unit peripheral)",
                required=False, file_okay=False, dir_okay=True, metavar="DIR")
 @seed_option(2026)
-def samples_generate(kind: str, output: str | None, seed: int) -> None:
+def samples_generate(kind: str, unit_name: str, output: str | None, seed: int) -> None:
     """Simulate and record the synthetic samples of KIND, each with its truth (flights: the
-    5-s records cut to the model, and the realistic-span records in realistic/)."""
+    5-s records cut to the model, and the realistic-span records in realistic/; with
+    --unit peripheral the peripheral unit's records cut to the model)."""
     from pathlib import Path
 
     from telemetry_samples import SAMPLES_DIR
-    from telemetry_samples.flights.generate import generate, generate_realistic
 
-    out = Path(output) if output else SAMPLES_DIR / kind
     progress = Progress("samples generate")
-    paths = generate(out, seed)
-    progress("flights", 1, 2)
-    paths += generate_realistic(out / "realistic", seed)
-    progress("flights", 2, 2)
+    if unit_name == "peripheral":
+        from telemetry_samples.flights.peripheral.generate import generate as generate_peripheral
+
+        out = Path(output) if output else SAMPLES_DIR / kind / "peripheral"
+        paths = generate_peripheral(out, seed)
+        progress("flights", 1, 1)
+    else:
+        from telemetry_samples.flights.generate import generate, generate_realistic
+
+        out = Path(output) if output else SAMPLES_DIR / kind
+        paths = generate(out, seed)
+        progress("flights", 1, 2)
+        paths += generate_realistic(out / "realistic", seed)
+        progress("flights", 2, 2)
     for path in paths:
         click.echo(str(path))
 

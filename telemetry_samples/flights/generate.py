@@ -44,10 +44,11 @@ import numpy as np
 from recon.io import write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry
+from telemetry_samples.flights.recorder import RecorderTable, record_frames, write_record
 
 __all__ = ["FLIGHTS", "REALISTIC", "OBSERVATION", "generate_flight", "record_flight",
            "approach_start", "record_long_flight", "generate", "generate_realistic",
-           "record_study_flight", "STUDY_RECORDER"]
+           "record_study_flight", "STUDY_RECORDER", "RECORDER"]
 
 #: Truth of each flight: initial conditions (SI) that differ from the reference, the clock
 #: offset [s] and the simulated duration [s].
@@ -86,6 +87,15 @@ _FILE_UNITS = {"t": "s", "stroke": "mm", "gimbal_pitch": "deg", "gimbal_yaw": "d
                **{r: "deg/s" for r in _RATES}}
 _DT_FRAME = 0.005  # recorder frame [s]
 
+#: The probe-cone recorder's sensor suite (module docstring): the sensor models of
+#: :data:`OBSERVATION` and the flags' switch timing (2 ms), sampling and file units
+RECORDER = RecorderTable(
+    (*OBSERVATION.channels,
+     *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
+                                        "latch_3", "latch_4"))),
+    _EVERY, {k: v for k, v in _FILE_UNITS.items() if k != "t"},
+    dropout=("stroke", "gimbal_pitch", "gimbal_yaw"), dt_frame=_DT_FRAME)
+
 
 def generate_flight(name: str, out_dir: str | os.PathLike, seed: int) -> Path:
     """Simulate flight ``name`` of :data:`FLIGHTS`, record it, write it with its truth."""
@@ -118,46 +128,18 @@ def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dic
     traj = simulate(scn, ic, duration=duration + max(0.0, -clock_offset), rate=1000.0,
                     t_pre=max(0.0, clock_offset))
     rng = np.random.default_rng(seed)
-    offset = clock_offset
     n = int(round(duration / _DT_FRAME))
     frame_i = np.arange(n)
     t = frame_i * _DT_FRAME
     drop = (t > 0.45 * duration) & (t < 0.45 * duration + 0.4)
-    template = {}
-    for ch, every in _EVERY.items():
-        has = frame_i % every == 0
-        if ch in ("stroke", "gimbal_pitch", "gimbal_yaw"):
-            has &= ~drop
-        template[ch] = np.where(has, 0.0, np.nan)
-    tel0 = Telemetry.from_arrays(t, template, source=name)
-    model = ObservationModel(
-        (*OBSERVATION.channels,
-         *(ChannelModel(c, 2e-3) for c in ("contact", "bottom_contact", "latch_1", "latch_2",
-                                            "latch_3", "latch_4"))), clock_offset=offset)
-    rec = model.bind(tel0).synthesize(traj.t, traj.channels, rng)
-    keep = np.zeros(n, bool)
-    for v in rec.channels.values():
-        keep |= np.isfinite(v)
-    cols = {"t": t[keep], **{k: v[keep] for k, v in rec.channels.items()}}
-    from recon.io import from_si
-
-    units = {}
-    for k, v in list(cols.items()):
-        u = _FILE_UNITS.get(k)
-        if u is not None and u != "s":
-            si = "m" if k == "stroke" else ("rad/s" if "_rate_" in k else "rad")
-            cols[k] = from_si(v, si, u)
-        units[k] = u if u is not None else "0/1"
-    out_dir = Path(out_dir)
-    path = write_table(cols, out_dir / f"{name}.parquet", units)
+    cols, units = record_frames(RECORDER, traj.t, traj.channels, t, frame_i, clock_offset, rng,
+                                dropout=drop, source=name)
     truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
-    truth["clock_offset"] = offset
-    write_json({"parameters": truth, "events": traj.events,
-                "settings": {"seed": seed, "duration": duration,
-                             "scenario": "reference" if scenario is None else "custom", "observation": {
-                                 c.name: dataclasses.asdict(c) for c in model.channels}}},
-               out_dir / f"{name}.truth.json")
-    return path
+    truth["clock_offset"] = clock_offset
+    return write_record(Path(out_dir) / f"{name}.parquet", cols, units, truth, traj.events,
+                        {"seed": seed, "duration": duration,
+                         "scenario": "reference" if scenario is None else "custom"},
+                        RECORDER.channels)
 
 
 _GYRO_PERIOD = 0.1     # [s] gyro sampling of the realistic recorder (own time base)
@@ -180,7 +162,8 @@ def _crossing(traj, x_plane: float) -> tuple[float, dict[str, float]]:
     return float(traj.t[j - 1] + w * (traj.t[j] - traj.t[j - 1])), state
 
 
-def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: float = 1e-9):
+def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: float = 1e-9,
+                   simulate=None, passive_rate=None):
     """Initial conditions ``approach`` [s] before the start plane from which the free flight
     crosses the start plane (``rel_pos_x = initial.rel_pos_x``) exactly in the state
     ``initial``.
@@ -190,10 +173,22 @@ def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: 
     corrected by fixed-point iteration on the crossing state, each step one simulation.
     Returns ``(initial conditions at the approach start, time of the crossing [s])``; the
     crossing state matches ``initial`` to ``tol`` (SI) or better.
-    """
-    from models.probe_cone import IC_NAMES, simulate
 
-    if np.any(np.asarray(scn.passive_initial_rate) != 0.0):
+    ``simulate(ic, duration)`` runs the scenario from the initial conditions ``ic`` for
+    ``duration`` [s] and returns a trajectory with ``t`` and the relative-state ``channels``
+    (default: the probe-cone model at 1000 Hz); ``passive_rate`` [rad/s] is the passive
+    vehicle's initial body rate (default: the probe-cone scenario's).
+    """
+    from models.probe_cone import IC_NAMES
+
+    if simulate is None:
+        from models.probe_cone import simulate as pc_simulate
+
+        def simulate(ic, duration):
+            return pc_simulate(scn, ic, duration=duration, rate=1000.0)
+    if passive_rate is None:
+        passive_rate = scn.passive_initial_rate
+    if np.any(np.asarray(passive_rate) != 0.0):
         raise ValueError("approach_start needs a passive vehicle at rest (its rates at the "
                          "start plane would differ from the scenario's)")
     target = initial.as_array()
@@ -203,7 +198,7 @@ def approach_start(scn, initial, approach: float, *, iterations: int = 12, tol: 
     t_star = approach
     for _ in range(iterations):
         ic = type(initial).from_array(guess)
-        tr = simulate(scn, ic, duration=approach + 1.0, rate=1000.0)
+        tr = simulate(ic, approach + 1.0)
         t_star, state = _crossing(tr, float(initial.rel_pos_x))
         err = target - np.array([state[n] for n in IC_NAMES])
         err[0] = 0.0

@@ -134,7 +134,7 @@ def test_study_refuses_what_it_cannot_simulate(tmp_path):
     assert "rel_pos_x" in str(exc.value)
 
 
-def test_study_command_refusals(cli_run, tmp_path):
+def test_study_command_refusals(cli_run, tmp_path, monkeypatch):
     """One line and exit 2, before any flight is simulated: both executors named, a
     configuration the study cannot simulate (naming its file and key)."""
     text = (FLIGHTS / "run.toml").read_text()
@@ -148,8 +148,11 @@ def test_study_command_refusals(cli_run, tmp_path):
     r = cli_run(*base, "--config", mech)
     assert r.exit_code == 2 and "mech.toml" in r.stderr and "head_mass" in r.stderr
     assert not (tmp_path / "out" / "telemetry").exists()
-    # a unit without a flight recorder (the peripheral unit, until its observation model
-    # exists): refused naming the scenario, not an internal failure after drawing flights
+    # a unit without a flight recorder (here the peripheral unit with its recorder taken
+    # away): refused naming the scenario, not an internal failure after drawing flights
+    from models.peripheral.unit import PeripheralUnit
+
+    monkeypatch.setattr(PeripheralUnit, "recorder", "")
     peripheral = ROOT / "models" / "peripheral" / "presets" / "reference.toml"
     r = cli_run("study", "calibration", "--scenario", peripheral, "--config",
                 FLIGHTS / "run.toml", "--flights", 2, "-o", tmp_path / "out")

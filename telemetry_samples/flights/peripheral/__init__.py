@@ -1,0 +1,1 @@
+"""Synthetic peripheral (androgynous ring) flights with their truth (see generate.py)."""
