@@ -25,6 +25,11 @@ below 100 on 8 flights instead of 4, and coverage at 95 % is lower on most initi
 5-s flights therefore fit their whole record (2.8 s after capture on the nominal flight); the
 realistic-span flights, which run 20 s and more past capture, fit 3 s after it
 (``telemetry_samples/flights/realistic/run.toml``).
+
+A record of another docking unit is refused before anything is fitted
+(:func:`check_record_unit`): the channels every unit shares (body rates, contact and capture
+flags) would otherwise let a probe-cone record be "fitted" by the peripheral model on its
+gyros alone, or the reverse.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from models.errors import InputError
-from models.unit import DockingUnit
+from models.unit import DockingUnit, get_unit, unit_names
 from recon.config import RunConfig, complete_run, load_scenario
 from recon.forward import UnitForward
 from recon.io import load_toml
@@ -45,7 +50,8 @@ from recon.result import Result
 from recon.search import screened_starts
 from recon.telemetry import Telemetry, load_telemetry
 
-__all__ = ["flight_problem", "reconstruct_flight", "reconstruct_into", "unit_outputs", "Flight"]
+__all__ = ["flight_problem", "reconstruct_flight", "reconstruct_into", "unit_outputs", "Flight",
+           "own_sensor_channels", "check_record_unit"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +70,41 @@ class Flight:
         return iter((self.problem, self.config, self.scenario))
 
 
+def own_sensor_channels(unit: DockingUnit) -> tuple[str, ...]:
+    """The sensor channels of ``unit`` that not every docking unit has (the registered units
+    and ``unit`` itself): what tells its records from another unit's (``stroke``,
+    ``gimbal_*`` of the probe-cone unit; ``ring_*``, ``leg_*`` of the peripheral unit), as
+    opposed to the shared body rates and contact / capture flags."""
+    others = [get_unit(n) for n in unit_names() if n != unit.name]
+    shared = set(unit.channels).intersection(*(set(u.channels) for u in others))
+    return tuple(c for c in unit.sensor_channels if c not in shared)
+
+
+def check_record_unit(record: Telemetry, unit: DockingUnit) -> None:
+    """Refuse a record of another docking unit: one that carries none of ``unit``'s own
+    sensor channels (:func:`own_sensor_channels`) but some of another registered unit's.
+
+    Raises
+    ------
+    InputError
+        Naming the record's file, the unit it looks like and the scenario's unit.
+    """
+    if any(c in record.channels for c in own_sensor_channels(unit)):
+        return
+    for name in unit_names():
+        if name == unit.name:
+            continue
+        theirs = [c for c in own_sensor_channels(get_unit(name)) if c in record.channels]
+        if theirs:
+            shown = ", ".join(theirs[:4]) + (", ..." if len(theirs) > 4 else "")
+            mine = own_sensor_channels(unit)
+            wanted = ", ".join(mine[:4]) + (", ..." if len(mine) > 4 else "")
+            src = None if record.source is None else str(record.source)
+            raise InputError(f"a record of the {name} unit ({shown}), but the scenario is "
+                             f"for the {unit.name} unit, whose channels ({wanted}) it lacks",
+                             source=src)
+
+
 def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | Telemetry,
                    scenario: Any, *,
                    config: str | os.PathLike | Mapping[str, Any] | None = None,
@@ -76,7 +117,8 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     a unit's scenario object (then ``unit`` names the unit); ``config`` is a run TOML or its
     tables as a mapping; ``telemetry`` may also be a record already read
     (:class:`recon.telemetry.Telemetry`). ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps,
-    mcmc, ...). Input errors name the file.
+    mcmc, ...). Input errors name the file; a record of another docking unit is one
+    (:func:`check_record_unit`).
     """
     if isinstance(scenario, (str, os.PathLike)):
         unit, scn, run = load_scenario(scenario)
@@ -90,6 +132,7 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
         src = "run configuration" if isinstance(config, Mapping) else str(config)
         run = {**run, **extra}
     record = telemetry if isinstance(telemetry, Telemetry) else load_telemetry(telemetry)
+    check_record_unit(record, unit)
     try:
         run, filled = complete_run(run, unit, record)
         cfg = RunConfig.from_dict(run, **overrides)

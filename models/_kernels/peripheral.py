@@ -93,6 +93,8 @@ from models._kernels.peripheral_stage import (
     NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
     SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
     moving_geometry, ring_bounds, stage)
+from models._kernels.free_flight import fill_before_start
+from models._kernels.peripheral_run_layout import P_T_PRE
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
@@ -172,6 +174,46 @@ def _near(P, M, sc, kw):
         if L < lo or L > up:
             return True
     return False
+
+
+#: output channels that keep their t = 0 value in free flight before the start
+#: (:func:`_free_flight_before`): ring pose, leg lengths, the 0/1 flags, interface loads
+_HELD_BEFORE_START = np.array(
+    [O_RING, O_RING + 1, O_RING + 2, O_RING_ANG, O_RING_ANG + 1, O_RING_ANG + 2,
+     O_LEG, O_LEG + 1, O_LEG + 2, O_LEG + 3, O_LEG + 4, O_LEG + 5, O_CONTACT,
+     O_SENSOR, O_SENSOR + 1, O_SENSOR + 2, O_CAPTURE,
+     O_LATCH, O_LATCH + 1, O_LATCH + 2, O_LATCH + 3, O_LATCH + 4, O_LATCH + 5,
+     O_FIF, O_FIF + 1, O_FIF + 2, O_MIF, O_MIF + 1, O_MIF + 2], dtype=np.int64)
+
+
+@njit(**NJIT)
+def _free_flight_before(M, w1_0, w2_0, chan, out, n_pre, dt_out):
+    """Fill the ``n_pre`` output rows before ``t = 0`` from the recorded row at ``t = 0``
+    (:func:`~models._kernels.free_flight.fill_before_start`).
+
+    Before the start plane the vehicles fly free with the rings apart (a run whose rings touch
+    at ``t = 0`` stops with ``ST_START_CONTACT`` and writes no row). Held at their ``t = 0``
+    values (:data:`_HELD_BEFORE_START`), each the model's own free flight:
+
+    * ring pose ``ring_*`` and ``leg_*``: :func:`initial_state` puts the ring at its ready
+      pose, every leg at its free length (no spring force), at rest relative to AU, so the
+      legs carry no load and the ring stays there. Left out: the ring's inertial load while
+      vehicle 1 turns, ``m_R |w|^2 r`` = 40 kg x (3e-2 rad/s)^2 x 4 m = 0.14 N (reference
+      preset) on the legs' caged preload (5e5 N/m each): the ring moves 8e-8 m after the
+      start (``tests/models/test_peripheral_free_flight.py``).
+    * ``contact``, ``capture_sensor_*``, ``capture``, ``latch_*``: 0, nothing touches.
+    * ``interface_force_*``, ``interface_moment_*``: 0, no contact and no latch holds.
+
+    The body rates follow Euler's torque-free equations backwards from their ``t = 0`` values,
+    each vehicle with its own inertia: the ring moves with vehicle 1 but is not added to its
+    inertia (reference preset: 40 kg about 4 m from the centre of mass, 1.4 % of the
+    transverse 4.5e4 kg m^2; against a run started 2 s earlier with the vehicles turning at
+    1-3e-2 rad/s the active rates differ by 2.6e-6 rad/s of a 3.5e-4 rad/s change, the
+    passive ones by 6e-17). The relative state, the energies and the momenta are NaN before
+    the start.
+    """
+    fill_before_start(M[M_J1], M[M_JI1], M[M_J2], M[M_JI2], w1_0, w2_0, chan,
+                      _HELD_BEFORE_START, O_T, O_AR, O_PR, out, n_pre, dt_out)
 
 
 @njit(**NJIT)
@@ -324,8 +366,10 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     chan : int64[:]
         Output channels to record (``O_*``).
     out : float64[n_out, len(chan)]
-        Samples at ``t = k P[P_DT_OUT]`` while ``t <= P[P_T_END]`` (written; NaN after a
-        failure or the end).
+        Samples (written): ``n_pre = round(P[P_T_PRE] / P[P_DT_OUT])`` rows of the free flight
+        before the start at ``t = -n_pre dt_out .. -dt_out`` (:func:`_free_flight_before`),
+        then ``t = k P[P_DT_OUT]`` for ``k = 0, 1, ...`` while ``t <= P[P_T_END]``; NaN after a
+        failure or the end (a run that fails at ``t = 0`` writes no row).
     ev : float64[N_EV]
         Event times [s] (NaN: did not happen).
     info : float64[NINFO]
@@ -395,6 +439,9 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     dt_out = P[P_DT_OUT]
     t_stop = P[P_T_END] + 1e-9 * dt_out
     n_out = out.shape[0]
+    n_pre = int(P[P_T_PRE] / dt_out + 0.5)
+    w1_0 = y[Y_W1:Y_W1 + 3].copy()
+    w2_0 = y[Y_W2:Y_W2 + 3].copy()
     h_small = P[P_H_SMALL]
     h_large = P[P_H_LARGE]
     h_capt = P[P_H_CAPT]
@@ -469,9 +516,9 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             _record(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, sw, latch_out,
                     captured, tot, row)
             for j in range(chan.shape[0]):
-                out[k_out, j] = row[chan[j]]
+                out[n_pre + k_out, j] = row[chan[j]]
             k_out += 1
-            if k_out >= n_out or k_out * dt_out > t_stop:
+            if n_pre + k_out >= n_out or k_out * dt_out > t_stop:
                 break
             t_next = k_out * dt_out
         h = h_small if near else h_large
@@ -516,6 +563,8 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         n_steps += 1
         if near and not captured:
             n_small += 1
+    if n_pre > 0 and k_out > 0:
+        _free_flight_before(M, w1_0, w2_0, chan, out, n_pre, dt_out)
     if captured:
         ev[EV_SEPARATION] = np.nan
     info[INFO_STEPS] = n_steps

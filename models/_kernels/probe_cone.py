@@ -135,7 +135,8 @@ from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (re-exported
 from models._kernels.probe_cone_layout import _m3, apply_slip_force, channel_names
 from models._kernels.probe_cone_output import _record
 from models._kernels.probe_cone_stage import _rhs
-from models._kernels.rigid_body import quat_normalize, torque_free_rates
+from models._kernels.free_flight import fill_before_start
+from models._kernels.rigid_body import quat_normalize
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
     trace_begin, trace_stage
 
@@ -174,38 +175,19 @@ _HELD_BEFORE_START = np.array(
 
 @njit(**NJIT)
 def _free_flight_before(w1_0, w2_0, M, chan, out, n_pre, dt_out):
-    """Fill the ``n_pre`` output rows before ``t = 0`` from the row at ``t = 0``.
+    """Fill the ``n_pre`` output rows before ``t = 0`` from the row at ``t = 0``
+    (:func:`~models._kernels.free_flight.fill_before_start`).
 
     Before the start plane the two vehicles fly free and nothing touches the docking unit, so
     the mechanism is at rest and its channels (:data:`_HELD_BEFORE_START`) keep their
     ``t = 0`` values, which is the model's own free flight, not a held end value. The body
     rates of each vehicle follow Euler's torque-free equations backwards from their ``t = 0``
-    values (:func:`~models._kernels.rigid_body.torque_free_rates`, RK4 at the output step:
-    with rates of 1e-2 rad/s the step error is of order (1e-2 x 1e-2)^5). The reaction of the
-    mechanism on the active vehicle is left out (the probe moves with the vehicle; at 1e-2
-    rad/s its centripetal load is a few mN). Other channels are NaN before the start.
+    values. The reaction of the mechanism on the active vehicle is left out (the probe moves
+    with the vehicle; at 1e-2 rad/s its centripetal load is a few mN). Other channels are NaN
+    before the start.
     """
-    rates = np.empty((n_pre, 6))
-    torque_free_rates(M[M_J1], M[M_JI1], w1_0, -dt_out, rates, 0)
-    torque_free_rates(M[M_J2], M[M_JI2], w2_0, -dt_out, rates, 3)
-    row0 = out[n_pre]
-    for j in range(chan.shape[0]):
-        c = chan[j]
-        held = False
-        for h in _HELD_BEFORE_START:
-            if c == h:
-                held = True
-        for k in range(n_pre):
-            if c == O_T:
-                out[k, j] = (k - n_pre) * dt_out
-            elif c >= O_AR and c < O_AR + 3:
-                out[k, j] = rates[k, c - O_AR]
-            elif c >= O_PR and c < O_PR + 3:
-                out[k, j] = rates[k, 3 + c - O_PR]
-            elif held:
-                out[k, j] = row0[j]
-            else:
-                out[k, j] = np.nan
+    fill_before_start(M[M_J1], M[M_JI1], M[M_J2], M[M_JI2], w1_0, w2_0, chan,
+                      _HELD_BEFORE_START, O_T, O_AR, O_PR, out, n_pre, dt_out)
 
 
 @njit(**NJIT)

@@ -12,6 +12,11 @@ channel_names`, units :func:`~models._kernels.peripheral_run_layout.channel_unit
 ``trace=TraceSettings(t0, t1, groups)`` the kernel also records every selected routine per
 RK4 stage in that window (:mod:`models.trace`), kept as :attr:`Trajectory.trace`. An abort's
 message names the model time, the primitive pair and the ``--trace`` window to rerun with.
+With ``t_pre`` [s] the output begins before the start plane, at ``-n_pre / rate`` with
+``n_pre`` = ``t_pre`` rounded up to the output grid (:func:`pre_rows`): the vehicles' free
+flight, the ring at rest and the body rates torque-free
+(:func:`models._kernels.peripheral._free_flight_before`); from ``t = 0`` on the rows are
+those of the run without it, bit for bit.
 
 One source of truth for the ring geometry: the stop and latch positions come from
 :func:`models.peripheral.geometry.build_geometry`; the latch kernel's tables
@@ -44,7 +49,7 @@ from models.probe_cone.config import ContactLaw, InitialConditions, Thrust
 from models.trace import Trace, TraceSettings, arm, rerun_hint
 
 __all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
-           "pack", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
+           "pack", "pre_rows", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
 
 PRESETS = Path(__file__).resolve().parent / "presets"
 CHANNELS = R.channel_names()
@@ -320,6 +325,18 @@ class Trajectory:
         return sorted(ev, key=lambda e: e["t"])
 
 
+def pre_rows(P: np.ndarray, t_pre: float) -> int:
+    """Set the free-flight extension of the packed row ``P`` (in place) to ``t_pre`` [s]
+    rounded up to a whole number of output intervals; return that number of rows before
+    ``t = 0``. ``t_pre`` must be >= 0 (an :class:`InputError` naming ``t_pre`` otherwise)."""
+    if not t_pre >= 0.0:
+        raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
+    dt = P[R.P_DT_OUT]
+    n_pre = int(np.ceil(t_pre / dt - 1e-9))
+    P[R.P_T_PRE] = n_pre * dt
+    return n_pre
+
+
 def _failure_message(status: int, info: np.ndarray, step: float) -> str:
     """The abort's message: what, the model time and primitive pair, and the ``--trace``
     window that covers the step it happened in (``step`` [s] the longest step)."""
@@ -335,7 +352,7 @@ def _failure_message(status: int, info: np.ndarray, step: float) -> str:
 
 def simulate(scenario: Scenario, initial=None, rate: float | None = None,
              duration: float | None = None, *, raise_on_failure: bool = True,
-             trace: TraceSettings | None = None) -> Trajectory:
+             trace: TraceSettings | None = None, t_pre: float = 0.0) -> Trajectory:
     """Simulate one docking and name its outputs.
 
     Parameters
@@ -354,11 +371,18 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
         Record the selected routines in the window (:mod:`models.trace`); the trace is kept
         in :attr:`Trajectory.trace` and, on an abort, in the raised error's ``trace``
         attribute. Tracing does not change the results.
+    t_pre : float
+        Free flight before the start [s] (module docstring): ``t`` begins at ``-t_pre``
+        rounded up to the output grid; before ``t = 0`` the ring pose, leg lengths, flags and
+        interface loads hold their ``t = 0`` values, the body rates are integrated backwards
+        (torque-free), every other channel is NaN.
     """
     pk = pack(scenario, initial, rate, duration)
-    P, tr, trn = arm(pk.P, trace, R.P_TR_T0, R.P_TR_T1, R.P_TR_MASK)
+    P = pk.P.copy()
+    n_pre = pre_rows(P, t_pre)
+    P, tr, trn = arm(P, trace, R.P_TR_T0, R.P_TR_T1, R.P_TR_MASK)
     chan = np.arange(R.NCH, dtype=np.int64)
-    out = np.empty((pk.n_out, R.NCH))
+    out = np.empty((n_pre + pk.n_out, R.NCH))
     ev = np.empty(R.N_EV)
     info = np.empty(R.NINFO)
     status = kp.run(P, *pk.arrays, chan, out, ev, info, tr, trn)

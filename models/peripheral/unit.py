@@ -7,9 +7,12 @@ The physics is :mod:`models._kernels.peripheral`; the readable layer
 :mod:`models.peripheral.simulate`. Quantities the probe-cone unit also has carry its names
 (``interface_force_x``, ``energy_dissipated_brake``, ``peak_axial_force``, ...).
 
-The kernel starts at ``t = 0`` with the rings apart and has no free-flight extension before
-it, so :meth:`PeripheralUnit.batch` refuses ``t_pre > 0`` (a reconstruction that needs the
-approach before ``t = 0`` cannot run on this unit yet).
+The kernel starts at ``t = 0`` with the rings apart; with ``t_pre > 0``
+(:meth:`PeripheralUnit.batch`, :meth:`PeripheralBatch.derive`) its output begins ``t_pre``
+earlier (rounded up to the output grid) with the vehicles' free flight before the start: the
+ring at rest, the flags 0 and the body rates torque-free
+(:func:`models._kernels.peripheral._free_flight_before`), so a reconstruction can fit a record
+whose span begins before the start plane.
 """
 from __future__ import annotations
 
@@ -129,25 +132,37 @@ class PeripheralBatch(KernelBatch):
     extension) and the slip deflections derived from them, ``(F_B - F0) / k``, exactly as
     :meth:`models.peripheral.mechanism.Mechanism.pack` computes them; it applies to the
     linear absorber only.
+
+    ``t_pre`` [s] adds the free flight before the start (module docstring): :attr:`t` begins
+    at ``-n_pre dt`` with ``n_pre`` = ``t_pre / dt`` rounded up; from ``t = 0`` on the rows
+    are those of the run without it, bit for bit.
     """
 
     def __init__(self, scenario: ps.Scenario, parameters: Sequence[str],
                  channels: Sequence[str] | None = None, *, rate: float | None = None,
                  duration: float | None = None, t_pre: float = 0.0) -> None:
-        if not t_pre >= 0.0:
-            raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
-        if t_pre > 0.0:
-            raise InputError("the peripheral kernel has no free flight before t = 0; start "
-                             "the scenario earlier instead", key="t_pre")
         self.packed = ps.pack(scenario, None, rate, duration)
+        n_pre = ps.pre_rows(self.packed.P, t_pre)
         if "leg_brake_force" in parameters and \
                 self.packed.P[R.P_MP + km.MP_KIND] != km.KIND_LINEAR:
             raise InputError("applies to the linear leg absorber only", key="leg_brake_force")
         super().__init__(self.packed.P, self.packed.n_out, PARAMETERS, parameters,
                          ps.CHANNELS, FILE_CHANNELS if channels is None else channels,
                          i_dt_out=R.P_DT_OUT, i_t_end=R.P_T_END, n_events=R.N_EV,
-                         n_info=R.NINFO, status_texts=_STATUS)
+                         n_info=R.NINFO, n_pre=n_pre, status_texts=_STATUS)
         self._brake = "leg_brake_force" in self.parameters
+
+    def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
+               ) -> "PeripheralBatch":
+        """The same scenario, parameters, rate and duration with other output ``channels``
+        and / or another free-flight extension ``t_pre`` [s]; shares the packed tables."""
+        other = KernelBatch.derive(self, channels)
+        if t_pre is not None:
+            P = self.P.copy()
+            other.n_pre = ps.pre_rows(P, t_pre)
+            other.P = P
+            other._set_channels(other.channels)
+        return other
 
     def _complete(self, Pb: np.ndarray) -> None:
         if not self._brake:

@@ -79,9 +79,19 @@ def test_brake_force_override_equals_a_scenario_with_that_brake(scn):
     np.testing.assert_array_equal(out[0, :, 1], tr.channels["leg_1"])
 
 
-def test_refuses_free_flight_before_start_and_unknown_names(scn):
-    with pytest.raises(InputError, match="no free flight"):
-        U.batch(scn, ["rel_vel_x"], ["ring_x"], t_pre=0.1)
+def test_free_flight_before_start_batch_equals_simulate_and_refuses_bad_names(scn):
+    # the readable layer and the batch run the same kernel on the same packed row: the
+    # extension before t = 0 and the rows after it agree bit for bit (NaN where NaN)
+    chans = ["ring_x", "leg_2", "capture", "active_rate_y", "passive_rate_z", "rel_pos_x"]
+    bm = U.batch(scn, ["rel_vel_x"], chans, duration=0.3, t_pre=0.25)
+    out, _, st = bm.evaluate(bm.base[None, :])
+    tr = ps.simulate(scn, duration=0.3, t_pre=0.25)
+    assert st[0] == 0 and bm.t[0] == pytest.approx(-0.26)   # 0.25 s up to the 0.02 s grid
+    np.testing.assert_array_equal(bm.t, tr.t)
+    for j, c in enumerate(chans):
+        np.testing.assert_array_equal(out[0, :, j], tr.channels[c])
+    with pytest.raises(InputError, match="t_pre"):
+        U.batch(scn, ["rel_vel_x"], ["ring_x"], t_pre=-0.1)
     with pytest.raises(InputError):
         U.batch(scn, ["head_mass"], ["ring_x"])
     with pytest.raises(InputError):

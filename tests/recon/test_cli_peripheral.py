@@ -55,3 +55,35 @@ def test_bench_docking_peripheral_json():
     assert r.exit_code == 0, r.output
     fig = json.loads(r.output.strip().splitlines()[-1])
     assert fig["simulated_s"] == 20.0 and fig["batch_failed"] == 0
+
+
+def test_a_record_of_the_other_unit_is_refused_in_one_line(tmp_path, cli_run):
+    """A peripheral record given a probe-cone scenario, and a probe-cone flight given the
+    peripheral scenario: exit 2 before any fit, one line naming the record's file, the unit
+    it belongs to and the scenario's unit; no result directory. A record of the scenario's
+    own unit passes the same check."""
+    from models.probe_cone import preset_path
+    from models.unit import get_unit
+    from recon.flight import check_record_unit
+    from recon.telemetry import load_telemetry
+    from telemetry_samples import SAMPLES_DIR
+
+    ring = tmp_path / "ring.parquet"
+    r = cli_run("simulate", "docking", REF, "--output", ring, "--rate", "50",
+                "--duration", "1")
+    assert r.exit_code == 0, r.output
+    nominal = SAMPLES_DIR / "flights" / "nominal.parquet"
+    for record, scenario, theirs, ours in (
+            (ring, preset_path("reference"), "peripheral", "probe_cone"),
+            (nominal, REF, "probe_cone", "peripheral")):
+        out = tmp_path / f"fit_{ours}"
+        r = cli_run("reconstruct", record, "--scenario", scenario, "--output", out)
+        assert r.exit_code == 2, r.output
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, lines
+        assert lines[0].startswith(f"error: {record}: a record of the {theirs} unit ("), lines
+        assert f"the scenario is for the {ours} unit" in lines[0]
+        assert "Traceback" not in r.output and not out.exists()
+    # each record with its own unit is accepted by the check
+    check_record_unit(load_telemetry(ring), get_unit("peripheral"))
+    check_record_unit(load_telemetry(nominal), get_unit("probe_cone"))
