@@ -56,6 +56,10 @@ def _wait(what: str, ok, proc: subprocess.Popen) -> None:
         time.sleep(0.5)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _state(out: Path) -> dict:
     try:
         return json.loads((out / "campaign.json").read_text())
@@ -94,9 +98,12 @@ def test_a_killed_worker_loses_no_flight(tmp_path):
 def test_an_interrupted_campaign_resumes_without_redoing_finished_flights(tmp_path):
     m = _manifest(tmp_path, ["nominal", "misaligned", "slow"])
     out = tmp_path / "camp"
+    # as at a terminal: SIGINT at its default in the campaign process, even when this test
+    # runs in a background job (a shell starts those with SIGINT ignored, and Python keeps an
+    # inherited SIG_IGN, so the campaign would never see the Ctrl-C)
     proc = subprocess.Popen([DOCKRECON, "campaign", str(m), "-o", str(out), "--workers", "2"],
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
     _wait("a first flight to finish",
           lambda: _state(out).get("counts", {}).get("done", 0) >= 1, proc)
     done_before = {n for n, f in _state(out)["flights"].items() if f.get("state") == "done"}
