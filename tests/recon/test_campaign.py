@@ -233,9 +233,14 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
 
     from recon.campaign import _client, _close
 
+    import signal
+
     log = logging.getLogger("dockrecon")
     old = log.level
     log.setLevel(logging.INFO if verbose else logging.WARNING)
+    # the workers must not inherit an ignored SIGINT (as under a background shell job): only
+    # their own set-up may ignore it
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         client, cluster = _client(1, None, 1)
         try:
@@ -243,6 +248,7 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
         finally:
             _close(client, cluster)
     finally:
+        signal.signal(signal.SIGINT, old_int)
         log.setLevel(old)
         from recon.dask_worker import quiet_logs
         quiet_logs(True)
