@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -32,8 +33,9 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["Channel", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit", "register_unit", "get_unit", "unit_names",
-           "all_channels", "CHANNEL_KINDS"]
+__all__ = ["Channel", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
+           "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS",
+           "row_peak", "row_last", "calibration_guess"]
 
 #: kinds of channel: a continuous sensor or history, a 0/1 flag (compared through its
 #: switching times), a body angular rate (a gyro)
@@ -124,6 +126,57 @@ def ledger_channels(add, energies, works=()) -> None:
         add(f"angular_momentum_{a}", "kg m^2/s", "continuous", f"total angular momentum, {a}")
 
 
+def row_peak(x: np.ndarray) -> np.ndarray:
+    """Largest value of each row of ``x`` (n, n_t), NaN for an all-NaN (failed) row."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmax(x, axis=1)
+
+
+def row_last(x: np.ndarray) -> np.ndarray:
+    """Last finite value of each row of ``x`` (n, n_t); NaN for an all-NaN row."""
+    fin = np.isfinite(x)
+    k = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
+    return np.where(fin.any(axis=1), x[np.arange(x.shape[0]), k], np.nan)
+
+
+def calibration_guess(problem: Any, parameter: str, channel: str, *, sign: float = 1.0,
+                      n_cal: int = 9) -> np.ndarray:
+    """A first guess of one parameter in the post-flight tradition (digest section 11): the
+    peak of a mechanism channel in the record, read through a calibration curve.
+
+    The curve (the peak of ``sign * channel`` against ``parameter``, every other free
+    parameter at its start value) is made by the forward model itself in one batch of
+    ``n_cal`` runs over the prior's range of ``parameter``, standing in for the ground-test
+    calibration of the absorber that Syromiatnikov's method uses; the record's peak of
+    ``sign * channel`` (over the fitted span) is interpolated on it. ``problem`` is a
+    :class:`recon.problem.ReconstructionProblem`, used through its public methods.
+
+    Returns the start values with ``parameter`` replaced (unchanged when it is not free, the
+    record has no such channel or fewer than two calibration runs give a peak).
+    """
+    sp = problem.space
+    x = sp.start()
+    names = sp.free_names
+    tel = problem.telemetry
+    if parameter not in names or channel not in tel.channels:
+        return x
+    j = names.index(parameter)
+    v = np.linspace(sp.lower[j], sp.upper[j], n_cal)
+    batch = np.repeat(x[None, :], n_cal, axis=0)
+    batch[:, j] = v
+    sim, _ = problem.simulate(batch, any_clock=True)
+    if channel not in sim.channels:
+        return x
+    peak = row_peak(sign * sim.channels[channel])
+    _, y = tel.samples(channel)
+    ok = np.isfinite(peak)
+    if ok.sum() >= 2 and y.size:
+        order = np.argsort(peak[ok])
+        x[j] = float(np.interp(float(np.nanmax(sign * y)), peak[ok][order], v[ok][order]))
+    return x
+
+
 class BatchRunner(Protocol):
     """A unit's compiled kernel over many parameter vectors of one scenario."""
 
@@ -189,6 +242,10 @@ class DockingUnit(abc.ABC):
     summary_quantities: tuple[tuple[str, str, str], ...] = ()
     absorber_figure: tuple[str, tuple[tuple[tuple[str, str], ...], ...]] | None = None
     absorber_loops: tuple[tuple[str, str, str, str], ...] = ()
+    #: the unit's own history figures of a reconstruction, drawn after the relative state:
+    #: ``(figure name, caption, panel rows of (channel, label))`` (channels of
+    #: :attr:`trajectory_channels`)
+    history_figures: tuple[tuple[str, str, tuple[tuple[tuple[str, str], ...], ...]], ...] = ()
     #: ``"package.module:function"`` of the unit's flight recorder for simulation studies
     #: (:mod:`recon.study`), imported on use; "" when it has none. Called as
     #: ``recorder(name, directory, initial, *, scenario, seed, rng, records, clock_offset,

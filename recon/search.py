@@ -15,7 +15,7 @@ import numpy as np
 from recon.problem import ReconstructionProblem
 from recon.span import first_edge
 
-__all__ = ["first_guess", "rates_from_gyros", "screened_starts"]
+__all__ = ["first_guess", "rates_from_gyros", "rates_pinned", "screened_starts"]
 
 #: the relative angular rates of the initial conditions (every unit's)
 RATE_PARAMETERS = ("rel_rate_x", "rel_rate_y", "rel_rate_z")
@@ -46,8 +46,7 @@ def rates_from_gyros(problem: ReconstructionProblem, unit, x: np.ndarray, *,
     sp = problem.space
     tel = problem.telemetry
     cols = [names.index(n) for n in RATE_PARAMETERS if n in names]
-    gyros = [c for c in problem.observation.names
-             if c in unit.channels and unit.channels[c].kind == "rate"]
+    gyros = _gyros(problem, unit)
     t_c = first_edge(tel, unit.contact_flag)
     if not cols or not gyros or not np.isfinite(t_c):
         return x
@@ -77,6 +76,27 @@ def rates_from_gyros(problem: ReconstructionProblem, unit, x: np.ndarray, *,
     return out
 
 
+def _gyros(problem: ReconstructionProblem, unit) -> list[str]:
+    """The fitted channels of kind ``"rate"`` (the gyros)."""
+    return [c for c in problem.observation.names
+            if c in unit.channels and unit.channels[c].kind == "rate"]
+
+
+def rates_pinned(problem: ReconstructionProblem, unit, *, margin: float = 0.05) -> bool:
+    """Whether the gyros before first contact determine the relative rates: the record has
+    a first contact edge and at least as many gyro samples before ``first contact -
+    margin`` [s] as there are free relative rates (:func:`rates_from_gyros` solves for them
+    then)."""
+    names = problem.names
+    n_rates = sum(n in names for n in RATE_PARAMETERS)
+    tel = problem.telemetry
+    t_c = first_edge(tel, unit.contact_flag)
+    if n_rates == 0 or not np.isfinite(t_c):
+        return False
+    n = sum(int(np.sum(tel.samples(c)[0] < t_c - margin)) for c in _gyros(problem, unit))
+    return n >= n_rates
+
+
 def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512,
                     keep: int = 3, seed: int = 0, n_local: int = 256, rounds: int = 3,
                     elite: float = 0.05, progress=None) -> np.ndarray:
@@ -89,7 +109,9 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
     low speed the peak stroke is set by the latch and sensor resistance as much as by the
     speed), since the clock guess made from it is then off by 0.3 s and the polish settles in
     a wrong basin. So only the relative rates, which the gyros pin before first contact, are
-    held at the analytic guess; everything else is searched:
+    held at the analytic guess (when the record has gyro samples before first contact,
+    :func:`rates_pinned`; those of a record that starts in contact are searched too);
+    everything else is searched:
 
     1. ``n_screen`` Latin-hypercube draws over the prior box, each with its clock offset
        profiled on the capture time, plus the analytic guess;
@@ -114,7 +136,8 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
         return g[None, :]
     sp = problem.space
     names = problem.names
-    held = [names.index(n) for n in RATE_PARAMETERS if n in names]
+    held = ([names.index(n) for n in RATE_PARAMETERS if n in names]
+            if rates_pinned(problem, unit) else [])
     rng = np.random.default_rng(seed)
     x1 = sp.latin_hypercube(n_screen, rng)
     x1[:, held] = g[held]

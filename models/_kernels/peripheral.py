@@ -80,7 +80,8 @@ from models._kernels.peripheral_run_layout import *  # noqa: F401,F403  (re-expo
 from models._kernels.peripheral_run_layout import (
     EV_CAPTURE, EV_FIRST, EV_LATCH, EV_SEPARATION, INFO_INDEX, INFO_PAIR, INFO_SMALL_STEPS,
     INFO_STEPS, INFO_T_END, INFO_T_FAIL, N_EV, NCH, NY, O_AR, O_CAPTURE, O_CONTACT, O_DLATCH,
-    O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH, O_ES, O_FIF, O_LATCH, O_LEG, O_MIF, O_PANG,
+    O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH, O_ES, O_FIF, O_LATCH, O_LEG, O_LEGF, O_MIF,
+    O_PANG,
     O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG, O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
     P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_SMALL, P_IC,
     P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1, P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN,
@@ -183,7 +184,8 @@ _HELD_BEFORE_START = np.array(
      O_LEG, O_LEG + 1, O_LEG + 2, O_LEG + 3, O_LEG + 4, O_LEG + 5, O_CONTACT,
      O_SENSOR, O_SENSOR + 1, O_SENSOR + 2, O_CAPTURE,
      O_LATCH, O_LATCH + 1, O_LATCH + 2, O_LATCH + 3, O_LATCH + 4, O_LATCH + 5,
-     O_FIF, O_FIF + 1, O_FIF + 2, O_MIF, O_MIF + 1, O_MIF + 2], dtype=np.int64)
+     O_FIF, O_FIF + 1, O_FIF + 2, O_MIF, O_MIF + 1, O_MIF + 2,
+     O_LEGF, O_LEGF + 1, O_LEGF + 2, O_LEGF + 3, O_LEGF + 4, O_LEGF + 5], dtype=np.int64)
 
 
 @njit(**NJIT)
@@ -203,6 +205,7 @@ def _free_flight_before(M, w1_0, w2_0, chan, out, n_pre, dt_out):
       start (``tests/models/test_peripheral_free_flight.py``).
     * ``contact``, ``capture_sensor_*``, ``capture``, ``latch_*``: 0, nothing touches.
     * ``interface_force_*``, ``interface_moment_*``: 0, no contact and no latch holds.
+    * ``leg_force_*``: the legs' forces at ``t = 0`` (0: at their free lengths and at rest).
 
     The body rates follow Euler's torque-free equations backwards from their ``t = 0`` values,
     each vehicle with its own inertia: the ring moves with vehicle 1 but is not added to its
@@ -270,6 +273,10 @@ def _record(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, sw, latch_out, 
     le = np.empty(2)
     km.legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, le)
     row[O_EK] = ek
+    F = np.empty(km.NL)
+    km.leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F)
+    for i in range(km.NL):
+        row[O_LEGF + i] = F[i]
     row[O_ES] = le[0] + y[Y_ECEL] + sc[SC_ACC + pl.A_ESENS]
     row[O_EBRAKE] = le[1]
     row[O_EDAMP] = y[Y_EDAMP]

@@ -23,7 +23,8 @@ __all__ = [
     "Y_EDAMP", "Y_ECDISS", "Y_ECEL", "Y_WTHR", "Y_WLATCH", "NY",
     "O_T", "O_RING", "O_RING_ANG", "O_LEG", "O_CONTACT", "O_SENSOR", "O_CAPTURE", "O_LATCH",
     "O_AR", "O_PR", "O_REL", "O_FIF", "O_MIF", "O_EK", "O_ES", "O_EBRAKE", "O_EDAMP",
-    "O_ECONT", "O_WTHRUST", "O_WLATCH", "O_ELATCH", "O_DLATCH", "O_PLIN", "O_PANG", "NCH",
+    "O_ECONT", "O_WTHRUST", "O_WLATCH", "O_ELATCH", "O_DLATCH", "O_PLIN", "O_PANG", "O_LEGF",
+    "NCH",
     "EV_FIRST", "EV_CAPTURE", "EV_SEPARATION", "EV_LATCH", "N_EV",
     "ST_OK", "ST_PENETRATION", "ST_GEOMETRY", "ST_HYSTERESIS", "ST_START_CONTACT",
     "INFO_T_FAIL", "INFO_PAIR", "INFO_INDEX", "INFO_STEPS", "INFO_SMALL_STEPS", "INFO_T_END",
@@ -126,7 +127,8 @@ O_ELATCH = 55       # latch springs and latch kinetic energy [J]
 O_DLATCH = 56       # latch dissipation: implicit Euler and the internal stops [J]
 O_PLIN = 57         # total linear momentum, inertial (3) [kg m/s]
 O_PANG = 60         # total angular momentum about the inertial origin, inertial (3) [kg m^2/s]
-NCH = 63
+O_LEGF = 63         # axial leg forces, compression positive: absorber + end stop + damper (6) [N]
+NCH = 69
 
 # ---- events, status, run information -------------------------------------------------------
 EV_FIRST = 0        # first ring-ring contact [s]
@@ -181,7 +183,8 @@ def channel_names() -> tuple:
             "energy_dissipated_dampers", "energy_dissipated_contact", "thrust_work",
             "latch_work", "energy_latch", "energy_dissipated_latch",
             "momentum_x", "momentum_y", "momentum_z",
-            "angular_momentum_x", "angular_momentum_y", "angular_momentum_z")
+            "angular_momentum_x", "angular_momentum_y", "angular_momentum_z",
+            *(f"leg_force_{i + 1}" for i in range(6)))
 
 
 def channel_units() -> dict:
@@ -190,6 +193,8 @@ def channel_units() -> dict:
     for n in channel_names():
         if n == "t":
             u[n] = "s"
+        elif n.startswith("leg_force"):
+            u[n] = "N"
         elif n in ("ring_x", "ring_y", "ring_z") or n.startswith(("leg_", "rel_pos")):
             u[n] = "m"
         elif n in ("ring_roll", "ring_pitch", "ring_yaw", "rel_roll", "rel_pitch", "rel_yaw"):

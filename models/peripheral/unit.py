@@ -1,7 +1,7 @@
 """The peripheral (androgynous ring) docking unit as a :class:`models.unit.DockingUnit`: its
 channels with units and kinds, parameters, events, the batch runner over its compiled kernel,
 loads and energy from histories, and the analytic first guess of a reconstruction from
-telemetry.
+telemetry (the closing velocity from the ring's peak axial stroke).
 
 The physics is :mod:`models._kernels.peripheral`; the readable layer
 :mod:`models.peripheral.simulate`. Quantities the probe-cone unit also has carry its names
@@ -17,7 +17,6 @@ whose span begins before the start plane.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,10 +31,10 @@ from models.batch import KernelBatch
 from models.errors import InputError
 from models.peripheral import simulate as ps
 from models.trace import Trace, TraceSettings
-from models.unit import Channel, DockingUnit, ledger_channels, vehicle_channels
+from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels, row_last,
+                         row_peak, vehicle_channels)
 
-__all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAMETERS",
-           "telemetry_guess"]
+__all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAMETERS"]
 
 _PI = math.pi
 
@@ -93,6 +92,9 @@ def _channels() -> dict[str, Channel]:
         "stop", True, (0.0, 1.0))
     for i in range(1, 7):
         add(f"latch_{i}", "", "binary", f"latch {i} behind its stop", True, (0.0, 1.0))
+    for i in range(1, 7):
+        add(f"leg_force_{i}", "N", "continuous", f"axial force of leg {i}, compression "
+            f"positive: absorber (spring and brake), end stop and damper")
     vehicle_channels(add)
     ledger_channels(add, (("kinetic", "kinetic energy of both vehicles and the ring"),
                           ("stored", "energy stored in the leg springs and stops, contacts "
@@ -107,20 +109,6 @@ def _channels() -> dict[str, Channel]:
     missing = set(ps.CHANNELS) - {"t"} - set(out)
     assert not missing, missing
     return out
-
-
-def _peak(x: np.ndarray) -> np.ndarray:
-    """Largest value of each row, NaN for an all-NaN (failed) row."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmax(x, axis=1)
-
-
-def _last(x: np.ndarray) -> np.ndarray:
-    """Last finite value of each row of ``x`` (n, n_t); NaN for an all-NaN row."""
-    fin = np.isfinite(x)
-    k = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
-    return np.where(fin.any(axis=1), x[np.arange(x.shape[0]), k], np.nan)
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,88 +198,6 @@ class UnitTrajectory:
 
 
 # --------------------------------------------------------------------------------------------
-def _slope(t: np.ndarray, y: np.ndarray) -> float:
-    """Least-squares slope of ``y`` against ``t`` (NaN with fewer than 2 finite samples)."""
-    ok = np.isfinite(t) & np.isfinite(y)
-    if ok.sum() < 2:
-        return math.nan
-    return float(np.polyfit(t[ok], y[ok], 1)[0])
-
-
-def telemetry_guess(t: Mapping[str, np.ndarray] | np.ndarray, channels: Mapping[str, Any],
-                    G1: np.ndarray | None = None, G2: np.ndarray | None = None, *,
-                    window: float = 0.3) -> dict[str, float]:
-    """What a peripheral docking record says directly about the initial conditions.
-
-    Parameters
-    ----------
-    t
-        Sample times [s] shared by the channels, or {channel: times} per channel.
-    channels
-        Telemetry {name: samples} (SI); any of ``contact``, ``ring_x/y/z``,
-        ``active_rate_*``, ``passive_rate_*``.
-    G1, G2
-        Body -> unit frame DCMs of the active and passive vehicle (identity when None).
-    window
-        Length [s] of the stretch after capture searched for the ring's stroke rate.
-
-    Returns
-    -------
-    dict
-        ``t_contact``, ``t_capture`` [s] (first samples with the flags set);
-        ``rel_vel_x`` [m/s]: the fastest stroke of the ring (``-d ring_x / dt``) within
-        ``window`` after capture. A reading: until capture the leg brakes hold the ring
-        nearly still; once the latches hold the rings together the ring strokes at the
-        closing speed, so this is the closing speed at capture, below the initial one by what
-        the petal contacts took (about 20 % in the reference docking);
-        ``rel_rate_x/y/z`` [rad/s]: the mean rates
-        before contact, ``A_PAU^T G1 w1 - G2 w2`` with the relative attitude taken as zero.
-        Entries the record cannot give are absent. Not recoverable here: the lateral
-        velocity, relative position and attitude at ``t = 0`` (the ring's lateral motion
-        mixes them through the petal contacts; they need the forward model).
-    """
-    def times(name):
-        return t[name] if isinstance(t, Mapping) else t
-
-    G1 = np.eye(3) if G1 is None else np.asarray(G1, float)
-    G2 = np.eye(3) if G2 is None else np.asarray(G2, float)
-    out: dict[str, float] = {}
-    t_c = math.nan
-    if "contact" in channels:
-        tc, c = np.asarray(times("contact"), float), np.asarray(channels["contact"], float)
-        on = np.flatnonzero(c > 0.5)
-        if on.size:
-            t_c = float(tc[on[0]])
-            out["t_contact"] = t_c
-    if "capture" in channels and "ring_x" in channels:
-        tk, k = np.asarray(times("capture"), float), np.asarray(channels["capture"], float)
-        on = np.flatnonzero(k > 0.5)
-        if on.size:
-            t_k = float(tk[on[0]])
-            out["t_capture"] = t_k
-            tr, y = np.asarray(times("ring_x"), float), np.asarray(channels["ring_x"], float)
-            sel = (tr >= t_k) & (tr <= t_k + window) & np.isfinite(y)
-            if sel.sum() >= 3:
-                v = -np.gradient(y[sel], tr[sel])
-                out["rel_vel_x"] = float(np.max(v))
-    rates = {}
-    for body in ("active", "passive"):
-        names = [f"{body}_rate_{a}" for a in "xyz"]
-        if all(n in channels for n in names):
-            w = []
-            for n in names:
-                tr, y = np.asarray(times(n), float), np.asarray(channels[n], float)
-                sel = tr < t_c if math.isfinite(t_c) else np.ones(tr.shape, bool)
-                w.append(float(np.nanmean(y[sel])) if np.isfinite(y[sel]).any() else math.nan)
-            rates[body] = np.array(w)
-    if len(rates) == 2:
-        rel = G1 @ rates["active"] - G2 @ rates["passive"]
-        if np.isfinite(rel).all():
-            out.update({f"rel_rate_{a}": float(v) for a, v in zip("xyz", rel)})
-    return out
-
-
-# --------------------------------------------------------------------------------------------
 class PeripheralUnit(DockingUnit):
     """The peripheral unit (module docstring)."""
 
@@ -316,9 +222,11 @@ class PeripheralUnit(DockingUnit):
         "interface_moment_x", "interface_moment_y", "interface_moment_z",
         "ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",
         *(f"leg_{i}" for i in range(1, 7)),
+        *(f"leg_force_{i}" for i in range(1, 7)),
     )
     load_channels = ("interface_force_x", "interface_force_y", "interface_force_z",
-                     "interface_moment_x", "interface_moment_y", "interface_moment_z")
+                     "interface_moment_x", "interface_moment_y", "interface_moment_z",
+                     *(f"leg_force_{i}" for i in range(1, 7)))
     energy_channels = ("energy_kinetic", "energy_stored", "energy_dissipated_brake",
                        "energy_dissipated_dampers", "energy_dissipated_contact",
                        "energy_dissipated_latch", "thrust_work", "latch_work")
@@ -327,10 +235,25 @@ class PeripheralUnit(DockingUnit):
         ("loads", "peak_lateral_force", "peak lateral force"),
         ("loads", "peak_bending_moment", "peak bending moment"),
         ("loads", "peak_torsion_moment", "peak torsion moment"),
+        ("loads", "peak_leg_compression_force", "peak leg compression force"),
         ("energy", "dissipated_brake", "energy absorbed by the leg brakes"),
         ("energy", "dissipated_dampers", "energy dissipated by the leg dampers"),
         ("energy", "stored_final", "energy stored in the springs (end)"),
         ("energy", "kinetic_initial", "initial kinetic energy"),
+    )
+
+    absorber_figure = ("Leg absorber loads: axial force of each leg (compression positive: "
+                       "spring and brake, end stop, damper)",
+                       tuple(((f"leg_force_{i}", f"leg {i} force"),
+                              (f"leg_force_{i + 1}", f"leg {i + 1} force"))
+                             for i in (1, 3, 5)))
+    absorber_loops = tuple((f"leg_force_{i}", f"leg {i} force", f"leg_{i}", f"leg {i} length")
+                           for i in range(1, 7))
+    history_figures = (
+        ("ring_trajectory", "Docking ring pose relative to the active unit",
+         ((("ring_x", "ring x (axial)"), ("ring_roll", "ring roll")),
+          (("ring_y", "ring y"), ("ring_pitch", "ring pitch")),
+          (("ring_z", "ring z"), ("ring_yaw", "ring yaw")))),
     )
 
     def scenario(self, table: Mapping[str, Any]) -> ps.Scenario:
@@ -370,15 +293,18 @@ class PeripheralUnit(DockingUnit):
               ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         """Peak interface loads at the passive unit over each row's span (PU axes, X the
         docking axis): ``peak_axial_force``, ``peak_lateral_force``, ``peak_force`` [N],
-        ``peak_bending_moment``, ``peak_torsion_moment`` [N m] (largest magnitude)."""
+        ``peak_bending_moment``, ``peak_torsion_moment`` [N m] (largest magnitude); and the
+        largest axial compression force of any leg, ``peak_leg_compression_force`` [N]."""
         ch = histories
         fx, fy, fz = (ch[f"interface_force_{a}"] for a in "xyz")
         mx, my, mz = (ch[f"interface_moment_{a}"] for a in "xyz")
-        vals = {"peak_axial_force": _peak(np.abs(fx)),
-                "peak_lateral_force": _peak(np.hypot(fy, fz)),
-                "peak_force": _peak(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2)),
-                "peak_bending_moment": _peak(np.hypot(my, mz)),
-                "peak_torsion_moment": _peak(np.abs(mx))}
+        vals = {"peak_axial_force": row_peak(np.abs(fx)),
+                "peak_lateral_force": row_peak(np.hypot(fy, fz)),
+                "peak_force": row_peak(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2)),
+                "peak_bending_moment": row_peak(np.hypot(my, mz)),
+                "peak_torsion_moment": row_peak(np.abs(mx)),
+                "peak_leg_compression_force": row_peak(np.fmax.reduce(
+                    [ch[f"leg_force_{i}"] for i in range(1, 7)]))}
         return vals, {k: ("N" if "force" in k else "N*m") for k in vals}
 
     def energy(self, histories: Mapping[str, np.ndarray]
@@ -387,45 +313,34 @@ class PeripheralUnit(DockingUnit):
         [J]; ``dissipated_total`` adds the leg brakes, dampers, contacts and latches."""
         ch = histories
         vals = {"kinetic_initial": ch["energy_kinetic"][:, 0],
-                "kinetic_final": _last(ch["energy_kinetic"]),
-                "stored_final": _last(ch["energy_stored"]),
-                "thrust_work": _last(ch["thrust_work"]),
-                "latch_work": _last(ch["latch_work"])}
+                "kinetic_final": row_last(ch["energy_kinetic"]),
+                "stored_final": row_last(ch["energy_stored"]),
+                "thrust_work": row_last(ch["thrust_work"]),
+                "latch_work": row_last(ch["latch_work"])}
         for k in ("brake", "dampers", "contact", "latch"):
-            vals[f"dissipated_{k}"] = _last(ch[f"energy_dissipated_{k}"])
+            vals[f"dissipated_{k}"] = row_last(ch[f"energy_dissipated_{k}"])
         vals["dissipated_total"] = sum(vals[f"dissipated_{k}"] for k in
                                        ("brake", "dampers", "contact", "latch"))
         return vals, {k: "J" for k in vals}
 
     def first_guess(self, problem: Any) -> np.ndarray:
-        """The start values with the entries :func:`telemetry_guess` reads from the record
-        (relative rates from the gyros before contact, closing speed from the ring's stroke rate
-        just after capture) replaced, clipped into the prior's box. The
-        lateral velocity, relative position and attitude and every mechanism parameter stay at the start
-        values (the prior's centre); the clock offset is left to the problem, which anchors
-        it on the clock events."""
-        sp = problem.space
-        x = sp.start()
-        names = list(sp.free_names)
-        tel = problem.record
-        chans = {}
-        times = {}
-        for n in ("contact", "ring_x", "ring_y", "ring_z", *(f"{b}_rate_{a}" for b in
-                  ("active", "passive") for a in "xyz")):
-            if n in tel.channels:
-                times[n], chans[n] = tel.samples(n)
-        G1 = G2 = None
-        runner = getattr(getattr(problem, "forward", None), "runner", None)
-        if isinstance(runner, PeripheralBatch):
-            P = runner.P
-            G1 = P[R.P_G1:R.P_G1 + 9].reshape(3, 3)
-            G2 = P[R.P_G2:R.P_G2 + 9].reshape(3, 3)
-        guess = telemetry_guess(times, chans, G1, G2)
-        for k, v in guess.items():
-            if k in names:
-                j = names.index(k)
-                x[j] = float(np.clip(v, sp.lower[j], sp.upper[j]))
-        return x
+        """The closing velocity from the record's peak axial stroke of the ring (the largest
+        ``-ring_x``, the ring pushed back towards its base once the latches hold the rings
+        together) read through a calibration curve made by the forward model
+        (:func:`models.unit.calibration_guess`); the other free parameters at their start
+        values (the prior's centre). The relative rates (from the gyros before contact) and
+        the clock offset (from the capture edge) are the reconstruction's own steps
+        (:func:`recon.search.first_guess`).
+
+        Reference preset, 6 s from the start plane: the peak stroke grows from 10.5 mm at
+        0.04 m/s to 35.8 mm at 0.1 m/s and 80.6 mm at 0.2 m/s, and a 40 mm lateral offset
+        lowers it by 3-7 mm (the petals take energy before capture), so the curve reads a
+        closing velocity to within about 0.01-0.02 m/s of an offset docking's. Read from the ring
+        pose at capture instead, the lateral offset and the angles at the start would be no
+        better than the prior's centre: the petals have turned and shifted the vehicles by
+        then (random dockings: ring and relative pose at capture unrelated in sign and size
+        to the start's)."""
+        return calibration_guess(problem, "rel_vel_x", "ring_x", sign=-1.0)
 
 
 #: the registered instance

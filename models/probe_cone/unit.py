@@ -8,7 +8,6 @@ The physics is :mod:`models._kernels.probe_cone`; the readable layer
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,7 +15,8 @@ import numpy as np
 
 from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
 from models.probe_cone.simulate import CHANNELS, EVENT_NAMES, PARAMETERS, BatchModel, simulate
-from models.unit import Channel, DockingUnit, ledger_channels, vehicle_channels
+from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels,
+                         row_last, row_peak, vehicle_channels)
 
 __all__ = ["ProbeConeUnit", "UNIT", "peak_stroke_velocity"]
 
@@ -69,20 +69,6 @@ _PARAMETER_UNITS = {
     "bending_stiffness": "N*m/rad", "bending_damping": "N*m*s/rad", "housing_inertia": "kg*m**2",
 }
 assert set(_PARAMETER_UNITS) == set(PARAMETERS)
-
-
-def _peak(x: np.ndarray) -> np.ndarray:
-    """Largest value of each row, NaN for an all-NaN (failed) row."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmax(x, axis=1)
-
-
-def _last(x: np.ndarray) -> np.ndarray:
-    """Last finite value of each row of ``x`` (n, n_t); NaN for an all-NaN row."""
-    fin = np.isfinite(x)
-    k = x.shape[1] - 1 - np.argmax(fin[:, ::-1], axis=1)
-    return np.where(fin.any(axis=1), x[np.arange(x.shape[0]), k], np.nan)
 
 
 class ProbeConeUnit(DockingUnit):
@@ -178,14 +164,14 @@ class ProbeConeUnit(DockingUnit):
         ch = histories
         fx, fy, fz = (ch[f"interface_force_{a}"] for a in "xyz")
         mx, my, mz = (ch[f"interface_moment_{a}"] for a in "xyz")
-        vals = {"peak_axial_force": _peak(np.abs(fx)),
-                "peak_lateral_force": _peak(np.hypot(fy, fz)),
-                "peak_force": _peak(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2)),
-                "peak_bending_moment": _peak(np.hypot(my, mz)),
-                "peak_torsion_moment": _peak(np.abs(mx)),
-                "peak_absorber_axial_force": _peak(np.abs(ch["absorber_axial_force"])),
-                "peak_absorber_pitch_moment": _peak(np.abs(ch["absorber_pitch_moment"])),
-                "peak_absorber_yaw_moment": _peak(np.abs(ch["absorber_yaw_moment"]))}
+        vals = {"peak_axial_force": row_peak(np.abs(fx)),
+                "peak_lateral_force": row_peak(np.hypot(fy, fz)),
+                "peak_force": row_peak(np.sqrt(fx ** 2 + fy ** 2 + fz ** 2)),
+                "peak_bending_moment": row_peak(np.hypot(my, mz)),
+                "peak_torsion_moment": row_peak(np.abs(mx)),
+                "peak_absorber_axial_force": row_peak(np.abs(ch["absorber_axial_force"])),
+                "peak_absorber_pitch_moment": row_peak(np.abs(ch["absorber_pitch_moment"])),
+                "peak_absorber_yaw_moment": row_peak(np.abs(ch["absorber_yaw_moment"]))}
         return vals, {k: ("N" if "force" in k else "N*m") for k in vals}
 
     def energy(self, histories: Mapping[str, np.ndarray]
@@ -194,10 +180,10 @@ class ProbeConeUnit(DockingUnit):
         end of each row's span [J]."""
         ch = histories
         vals = {"kinetic_initial": ch["energy_kinetic"][:, 0],
-                "kinetic_final": _last(ch["energy_kinetic"]),
-                "stored_final": _last(ch["energy_stored"])}
+                "kinetic_final": row_last(ch["energy_kinetic"]),
+                "stored_final": row_last(ch["energy_stored"])}
         for k in ("brake", "dampers", "hysteresis", "contact"):
-            vals[f"dissipated_{k}"] = _last(ch[f"energy_dissipated_{k}"])
+            vals[f"dissipated_{k}"] = row_last(ch[f"energy_dissipated_{k}"])
         vals["dissipated_total"] = sum(vals[f"dissipated_{k}"] for k in
                                        ("brake", "dampers", "hysteresis", "contact"))
         return vals, {k: "J" for k in vals}
@@ -209,35 +195,11 @@ class ProbeConeUnit(DockingUnit):
 
 
 def peak_stroke_velocity(problem: Any, *, n_cal: int = 9) -> np.ndarray:
-    """First guess of the closing velocity in the post-flight tradition (digest section 11):
-    the peak probe stroke of the record read through a calibration curve.
-
-    The curve (peak stroke against closing velocity, every other parameter at its start
-    value) is made by the forward model itself in one batch of ``n_cal`` runs over the
-    prior's range of ``rel_vel_x``, standing in for the ground-test calibration of the
-    absorber that Syromiatnikov's method uses. Returns the start values with ``rel_vel_x``
-    replaced (unchanged when it is not free or the record has no stroke).
-    """
-    sp = problem.space
-    x = sp.start()
-    names = sp.free_names
-    tel = problem.telemetry
-    if "rel_vel_x" not in names or "stroke" not in tel.channels:
-        return x
-    j = names.index("rel_vel_x")
-    v = np.linspace(sp.lower[j], sp.upper[j], n_cal)
-    batch = np.repeat(x[None, :], n_cal, axis=0)
-    batch[:, j] = v
-    sim, _ = problem.simulate(batch, any_clock=True)
-    if "stroke" not in sim.channels:
-        return x
-    peak = _peak(sim.channels["stroke"])
-    _, y = tel.samples("stroke")
-    ok = np.isfinite(peak)
-    if ok.sum() >= 2 and y.size:
-        order = np.argsort(peak[ok])
-        x[j] = float(np.interp(float(np.nanmax(y)), peak[ok][order], v[ok][order]))
-    return x
+    """First guess of the closing velocity: the record's peak probe stroke read through a
+    calibration curve of ``n_cal`` forward runs over the prior's range of ``rel_vel_x``
+    (:func:`models.unit.calibration_guess`). Returns the start values with ``rel_vel_x``
+    replaced (unchanged when it is not free or the record has no stroke)."""
+    return calibration_guess(problem, "rel_vel_x", "stroke", n_cal=n_cal)
 
 
 #: the registered instance

@@ -242,13 +242,22 @@ def _history_figure(frame, units: dict, panels, events, caption: str, name: str)
                       "bands; event times marked (telemetry clock).", name=name)
 
 
+#: absorber loops drawn side by side before the next row starts
+_LOOPS_PER_ROW = 3
+
+
 def _loop_figure(frame, units: dict, unit):
     loops = [lp for lp in (unit.absorber_loops if unit is not None else ())
              if lp[0] in frame.columns and lp[2] in frame.columns]
     if not loops:
         return None
-    fig, axes = new_figure(1, len(loops), height_in=2.6)
-    for ax, (load, load_label, defl, defl_label) in zip(axes[0], loops):
+    ncols = min(len(loops), _LOOPS_PER_ROW)
+    nrows = -(-len(loops) // ncols)
+    fig, axes = new_figure(nrows, ncols, height_in=2.6 * nrows)
+    flat = axes.ravel()
+    for ax in flat[len(loops):]:
+        ax.set_visible(False)
+    for ax, (load, load_label, defl, defl_label) in zip(flat, loops):
         ys, yu = display(units.get(load))
         xs, xu = display(units.get(defl))
         plot_loop(frame[defl].to_numpy(), frame[load].to_numpy(), label="MAP",
@@ -300,9 +309,11 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
                      "; each draw is read on its own clock, so the bands include the timing "
                      "uncertainty.", "note")
     marks = _marked(events)
+    unit = _unit_of(data)
     out = []
     blocks = []
-    for name, caption, panels in _TRAJECTORY_FIGURES:
+    for name, caption, panels in (*_TRAJECTORY_FIGURES,
+                                  *(unit.history_figures if unit is not None else ())):
         fig = _history_figure(frame, units, panels, marks, caption, name)
         if fig is not None:
             blocks.append(fig)
@@ -315,7 +326,6 @@ def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
     if fig is not None:
         out.append(Section("Interface load histories", (fig,)))
     blocks = []
-    unit = _unit_of(data)
     fig = _loop_figure(frame, units, unit)
     if fig is not None:
         blocks.append(fig)
