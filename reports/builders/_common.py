@@ -20,7 +20,11 @@ _DISPLAY = {"m": (1e3, "mm"), "rad": (180.0 / np.pi, "deg"), "rad/s": (180.0 / n
             "J": (1.0, "J"),
             "s": (1.0, "s"), "": (1.0, "-"), "1": (1.0, "0/1")}
 
-_CHANNEL_UNITS = {"stroke": "m", "gimbal_pitch": "rad", "gimbal_yaw": "rad"}
+def _channel_units() -> dict[str, str]:
+    """SI unit of every channel of every registered docking unit (``""`` for a flag)."""
+    from models.unit import all_channels
+
+    return {n: c.unit for n, c in all_channels().items()}
 
 
 def display(unit: str | None) -> tuple[float, str]:
@@ -131,7 +135,7 @@ def channel_figures(fit, events=(), units: dict | None = None, per_figure: int =
 
     With a ``fitted`` column (a reconstruction's fit table) only the rows of the fitted span
     are drawn: the model was not compared with the others."""
-    units = {**_CHANNEL_UNITS, **(units or {})}
+    units = {**_channel_units(), **(units or {})}
     channels = [c for c in fit.columns if f"{c}_fit" in fit.columns]
     figures = []
     if "fitted" in fit.columns:
@@ -164,7 +168,7 @@ def channel_figures(fit, events=(), units: dict | None = None, per_figure: int =
 def residual_figure(fit, units: dict | None = None, per_figure: int = 4) -> list:
     """Residual figures (telemetry minus best fit) of the analogue channels, ``per_figure``
     channels each."""
-    units = {**_CHANNEL_UNITS, **(units or {})}
+    units = {**_channel_units(), **(units or {})}
     channels = [c for c in fit.columns if f"{c}_fit" in fit.columns]
     analog = [c for c in channels if not set(np.unique(fit[c].dropna())) <= {0.0, 1.0}]
     t = fit["t"].to_numpy()
