@@ -29,8 +29,9 @@ eigenvalue magnitude and ``|lambda| h`` at the preset's captured step.
 ``python benchmarks/peripheral_speed.py steps [--repeats N] [--variants a,b]``: CPU time of the
 20-s reference run with the step settings of :data:`STEPS` (``before``: the preset's steps
 before the settled step, 0.2 ms contact and 1 ms captured steps throughout; ``contact``: the
-0.4-ms contact step alone; ``settled``: the settled step alone; ``preset``: the preset as it
-is), interleaved in one process like ``prune``, with the load average before and after.
+0.25-ms contact step alone; ``settled``: the settled step alone; ``preset``: the preset as it
+is; ``contact0.4``: the preset with a 0.4-ms contact step), interleaved in one process like
+``prune``, with the load average before and after.
 
 ``python benchmarks/peripheral_speed.py accuracy [--variants a,b] [--draws N] [--duration S]``:
 each variant of :data:`STEPS` on the reference and the first ``N`` random captures of the
@@ -63,9 +64,11 @@ LAWS = {"caged": {}, "rigid": {"preload_stiffness": math.inf}, "zero": {"spring_
 # (``preset``: none)
 STEPS = {
     "before": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": None, "settle_time": 0.0},
-    "contact": {"dt_contact": 4e-4, "dt_captured": 1e-3, "dt_settled": None, "settle_time": 0.0},
+    "contact": {"dt_contact": 2.5e-4, "dt_captured": 1e-3, "dt_settled": None,
+                "settle_time": 0.0},
     "settled": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": 2e-3, "settle_time": 4.0},
     "preset": {},
+    "contact0.4": {"dt_contact": 4e-4},
 }
 # windows of ``accuracy``: up to CAPTURE_WINDOW [s] after the small-step reference's capture
 # (the span of the shipped flights' records), and the whole run
@@ -264,7 +267,7 @@ def main() -> None:
     ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage", "steps",
                                      "accuracy"))
     ap.add_argument("--repeats", type=int, default=11)
-    ap.add_argument("--variants", default=",".join(STEPS),
+    ap.add_argument("--variants", default="before,contact,settled,preset",
                     help="comma-separated step settings of steps / accuracy: " + ", ".join(STEPS))
     ap.add_argument("--draws", type=int, default=8,
                     help="random captures of accuracy (besides the reference)")
