@@ -42,6 +42,12 @@ angles ``ring_roll..yaw``, leg lengths ``leg_1..6``, both vehicles' body rates) 
 samples up to 3 s after capture (the span of the shipped flights' records) and over the whole
 run, and of the capture time; the energy-ledger residual and the latches' own ledger
 mismatch (of the acceptance tests' limits) over the run; steps of the reference docking.
+
+``python benchmarks/peripheral_speed.py settle [--pairs 4:2e-3,5:2.5e-3]``: the settled step
+swept (``settle_time`` [s] : ``dt_settled`` [s] pairs, the preset's other steps), on the
+reference and the 8 random captures over 20 s: the largest energy-ledger residual (and each
+docking's), the largest ring-position, ring-angle and body-rate differences from a run with
+every captured step 0.25 ms, and the reference's steps.
 """
 from __future__ import annotations
 
@@ -172,6 +178,32 @@ def accuracy(names, n_draws: int, duration: float) -> None:
                               for label, _, sc, u in FITTED), flush=True)
 
 
+def settle(pairs) -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws
+    base = load_scenario("reference")
+    ics = [None] + list(_draws(8))
+    refs = [simulate(_variant(base, dt_captured=2.5e-4, dt_settled=None), ic) for ic in ics]
+    for st, hs in pairs:
+        s = _variant(base, settle_time=st, dt_settled=hs)
+        led, pos, ang, rates, steps = [], 0.0, 0.0, 0.0, 0
+        for k, (ic, ref) in enumerate(zip(ics, refs)):
+            tr = simulate(s, ic)
+            led.append(_ledger_pct(tr))
+            pos = max(pos, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[0][1]))
+            ang = max(ang, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[1][1]))
+            rates = max(rates, max(float(np.max(np.abs(tr[n] - ref[n])))
+                                   for n in FITTED[3][1]))
+            if k == 0:
+                steps = int(tr.info[R.INFO_STEPS])
+        print(f"settled {hs * 1e3:g} ms from {st:g} s after capture: ledger {max(led):.3f} % "
+              f"({' '.join(f'{x:.3f}' for x in led)}), ring position {pos * 1e3:.4f} mm, "
+              f"ring angles {ang * 1e3:.4f} mrad, body rates {rates * 1e6:.1f} urad/s, "
+              f"steps {steps}", flush=True)
+
+
 def _interleaved(runs, repeats: int) -> None:
     cpu = {k: [] for k in runs}
     last = {}
@@ -265,13 +297,15 @@ def cage() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage", "steps",
-                                     "accuracy"))
+                                     "accuracy", "settle"))
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--variants", default="before,contact,settled,preset",
                     help="comma-separated step settings of steps / accuracy: " + ", ".join(STEPS))
     ap.add_argument("--draws", type=int, default=8,
                     help="random captures of accuracy (besides the reference)")
     ap.add_argument("--duration", type=float, default=20.0, help="simulated time of accuracy [s]")
+    ap.add_argument("--pairs", default="2:2e-3,4:2e-3,5:2.5e-3,3:3e-3",
+                    help="settle: comma-separated settle_time:dt_settled pairs [s]")
     ap.add_argument("--laws", default="caged,rigid,zero",
                     help="comma-separated leg-preload laws of the captured sweep: "
                          + ", ".join(LAWS))
@@ -288,6 +322,8 @@ def main() -> None:
         steps(a.repeats, [x for x in a.variants.split(",") if x])
     elif a.what == "accuracy":
         accuracy([x for x in a.variants.split(",") if x], a.draws, a.duration)
+    elif a.what == "settle":
+        settle([tuple(float(v) for v in x.split(":")) for x in a.pairs.split(",") if x])
     else:
         cage()
 
