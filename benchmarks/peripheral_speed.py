@@ -25,6 +25,29 @@ draws), for ``dt_captured`` = 0.5, 1, 2 ms with the caged and the rigid-cage pre
 ``python benchmarks/peripheral_speed.py cage``: the linearised ring on its legs at the ready
 pose with the preset's cage stiffness and dampers: cage-mode angular frequencies, the largest
 eigenvalue magnitude and ``|lambda| h`` at the preset's captured step.
+
+``python benchmarks/peripheral_speed.py steps [--repeats N] [--variants a,b]``: CPU time of the
+20-s reference run with the step settings of :data:`STEPS` (``before``: the preset's steps
+before the settled step, 0.2 ms contact and 1 ms captured steps throughout; ``contact``: the
+0.25-ms contact step alone; ``settled``: the settled step alone; ``preset``: the preset as it
+is; ``contact0.4``: the preset with a 0.4-ms contact step), interleaved in one process like
+``prune``, with the load average before and after.
+
+``python benchmarks/peripheral_speed.py accuracy [--variants a,b] [--draws N] [--duration S]``:
+each variant of :data:`STEPS` on the reference and the first ``N`` random captures of the
+acceptance test (``_draws`` of ``tests/models/test_peripheral_behaviour.py``) against a
+small-step reference of each docking (``dt_contact`` 0.05 ms, every captured step 0.25 ms):
+largest differences of the channels a reconstruction fits (ring position ``ring_x..z``, ring
+angles ``ring_roll..yaw``, leg lengths ``leg_1..6``, both vehicles' body rates) over the
+samples up to 3 s after capture (the span of the shipped flights' records) and over the whole
+run, and of the capture time; the energy-ledger residual and the latches' own ledger
+mismatch (of the acceptance tests' limits) over the run; steps of the reference docking.
+
+``python benchmarks/peripheral_speed.py settle [--pairs 4:2e-3,5:2.5e-3]``: the settled step
+swept (``settle_time`` [s] : ``dt_settled`` [s] pairs, the preset's other steps), on the
+reference and the 8 random captures over 20 s: the largest energy-ledger residual (and each
+docking's), the largest ring-position, ring-angle and body-rate differences from a run with
+every captured step 0.25 ms, and the reference's steps.
 """
 from __future__ import annotations
 
@@ -42,6 +65,29 @@ from models.peripheral.simulate import load_scenario, simulate
 
 # leg-preload laws of the captured-step sweep: mechanism fields replaced in the preset
 LAWS = {"caged": {}, "rigid": {"preload_stiffness": math.inf}, "zero": {"spring_preload": 0.0}}
+
+# step settings of ``steps`` and ``accuracy``: integration fields replaced in the preset
+# (``preset``: none)
+STEPS = {
+    "before": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": None, "settle_time": 0.0},
+    "contact": {"dt_contact": 2.5e-4, "dt_captured": 1e-3, "dt_settled": None,
+                "settle_time": 0.0},
+    "settled": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": 2e-3, "settle_time": 4.0},
+    "preset": {},
+    "contact0.4": {"dt_contact": 4e-4},
+}
+# windows of ``accuracy``: up to CAPTURE_WINDOW [s] after the small-step reference's capture
+# (the span of the shipped flights' records), and the whole run
+CAPTURE_WINDOW = 3.0
+WINDOWS = {"capture": f"to capture + {CAPTURE_WINDOW:g} s:", "run": "whole run:"}
+# the small-step reference of ``accuracy``
+SMALL = {"dt_contact": 5e-5, "dt_captured": 2.5e-4, "dt_settled": None, "settle_time": 0.0}
+# channel groups of ``accuracy``: (label, channels, unit scale, unit)
+FITTED = (("ring position", ("ring_x", "ring_y", "ring_z"), 1e3, "mm"),
+          ("ring angles", ("ring_roll", "ring_pitch", "ring_yaw"), 1e3, "mrad"),
+          ("legs", tuple(f"leg_{i}" for i in range(1, 7)), 1e3, "mm"),
+          ("body rates", tuple(f"{v}_rate_{a}" for v in ("active", "passive") for a in "xyz"),
+           1e6, "urad/s"))
 
 
 def _variant(base, *, preload=None, mechanism=None, **integration):
@@ -71,9 +117,91 @@ def prune(repeats: int) -> None:
 
 def preset(repeats: int) -> None:
     base = load_scenario("reference")
-    runs = {"rigid cage, 0.5 ms": _variant(base, mechanism=LAWS["rigid"], dt_captured=5e-4),
+    runs = {"rigid cage, 0.5 ms": _variant(base, mechanism=LAWS["rigid"], dt_captured=5e-4,
+                                           dt_settled=None),
             f"caged, {base.integration.dt_captured * 1e3:g} ms": base}
     _interleaved(runs, repeats)
+
+
+def _steps_variant(base, name):
+    return _variant(base, **STEPS[name])
+
+
+def steps(repeats: int, names) -> None:
+    import os
+    base = load_scenario("reference")
+    print(f"load average before: {os.getloadavg()}")
+    _interleaved({k: _steps_variant(base, k) for k in names}, repeats)
+    print(f"load average after: {os.getloadavg()}")
+
+
+def accuracy(names, n_draws: int, duration: float) -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
+    base = load_scenario("reference")
+    ics = [None] + list(_draws(n_draws))
+    small = _variant(base, **SMALL)
+    refs = [simulate(small, ic, duration=duration) for ic in ics]
+    print(f"small-step reference: dt_contact {SMALL['dt_contact'] * 1e3:g} ms, captured "
+          f"{SMALL['dt_captured'] * 1e3:g} ms; reference and draws 0-{n_draws - 1}, "
+          f"{duration:g} s each; captures at "
+          + " ".join(f"{r.events['capture']:.4f}" for r in refs) + " s")
+    for name in names:
+        s = _steps_variant(base, name)
+        it = s.integration
+        err = {(g[0], w): 0.0 for g in FITTED for w in WINDOWS}
+        dcap = ledger = latch = 0.0
+        steps_ref = 0
+        for k, (ic, ref) in enumerate(zip(ics, refs)):
+            tr = simulate(s, ic, duration=duration)
+            if k == 0:
+                steps_ref = int(tr.info[R.INFO_STEPS])
+            for w in WINDOWS:
+                n = (len(tr.t) if w == "run" else
+                     int(np.searchsorted(tr.t, ref.events["capture"] + CAPTURE_WINDOW)))
+                for label, chans, _, _ in FITTED:
+                    e = max(float(np.max(np.abs(tr[c][:n] - ref[c][:n]))) for c in chans)
+                    err[label, w] = max(err[label, w], e)
+            dcap = max(dcap, abs(tr.events["capture"] - ref.events["capture"]))
+            ledger = max(ledger, _ledger_pct(tr))
+            m = np.max(np.abs(_latch_mismatch(tr.channels)))
+            latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
+        print(f"{name:8s} (contact {it.dt_contact * 1e3:g} ms, captured "
+              f"{it.dt_captured * 1e3:g} ms, settled {it.step_settled * 1e3:g} ms from "
+              f"{it.settle_time:g} s): capture {dcap * 1e3:.3f} ms, ledger {ledger:.3f} %, "
+              f"latch ledger {latch:.3f} of its limit, steps {steps_ref}", flush=True)
+        for w in WINDOWS:
+            print(f"    {WINDOWS[w]:28s} "
+                  + ", ".join(f"{label} {err[label, w] * sc:.4g} {u}"
+                              for label, _, sc, u in FITTED), flush=True)
+
+
+def settle(pairs) -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws
+    base = load_scenario("reference")
+    ics = [None] + list(_draws(8))
+    refs = [simulate(_variant(base, dt_captured=2.5e-4, dt_settled=None), ic) for ic in ics]
+    for st, hs in pairs:
+        s = _variant(base, settle_time=st, dt_settled=hs)
+        led, pos, ang, rates, steps = [], 0.0, 0.0, 0.0, 0
+        for k, (ic, ref) in enumerate(zip(ics, refs)):
+            tr = simulate(s, ic)
+            led.append(_ledger_pct(tr))
+            pos = max(pos, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[0][1]))
+            ang = max(ang, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[1][1]))
+            rates = max(rates, max(float(np.max(np.abs(tr[n] - ref[n])))
+                                   for n in FITTED[3][1]))
+            if k == 0:
+                steps = int(tr.info[R.INFO_STEPS])
+        print(f"settled {hs * 1e3:g} ms from {st:g} s after capture: ledger {max(led):.3f} % "
+              f"({' '.join(f'{x:.3f}' for x in led)}), ring position {pos * 1e3:.4f} mm, "
+              f"ring angles {ang * 1e3:.4f} mrad, body rates {rates * 1e6:.1f} urad/s, "
+              f"steps {steps}", flush=True)
 
 
 def _interleaved(runs, repeats: int) -> None:
@@ -100,11 +228,11 @@ def captured(laws) -> None:
           f"{base.mechanism.preload_compliance() * 1e3:.3f} mm)")
     for law in laws:
         over = LAWS[law]
-        ref = simulate(_variant(base, mechanism=over, dt_captured=1.25e-4))
+        ref = simulate(_variant(base, mechanism=over, dt_captured=1.25e-4, dt_settled=None))
         print(f"{law}: 0.125-ms reference: capture {ref.events['capture']:.4f} s, ledger "
               f"{_ledger_pct(ref):.3f} %, steps {int(ref.info[R.INFO_STEPS])}")
         for h in (5e-4, 1e-3, 2e-3):
-            s = _variant(base, mechanism=over, dt_captured=h)
+            s = _variant(base, mechanism=over, dt_captured=h, dt_settled=None)
             c0 = time.process_time()
             tr = simulate(s)
             cpu = time.process_time() - c0
@@ -129,7 +257,7 @@ def draws() -> None:
     ics = _draws(8)
     for law in ("caged", "rigid"):
         for h in (5e-4, 1e-3, 2e-3):
-            s = _variant(base, mechanism=LAWS[law], dt_captured=h)
+            s = _variant(base, mechanism=LAWS[law], dt_captured=h, dt_settled=None)
             out = []
             for ic in ics:
                 c = simulate(s, ic, duration=5.0).channels
@@ -168,8 +296,16 @@ def cage() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage"))
+    ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage", "steps",
+                                     "accuracy", "settle"))
     ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--variants", default="before,contact,settled,preset",
+                    help="comma-separated step settings of steps / accuracy: " + ", ".join(STEPS))
+    ap.add_argument("--draws", type=int, default=8,
+                    help="random captures of accuracy (besides the reference)")
+    ap.add_argument("--duration", type=float, default=20.0, help="simulated time of accuracy [s]")
+    ap.add_argument("--pairs", default="2:2e-3,4:2e-3,5:2.5e-3,3:3e-3",
+                    help="settle: comma-separated settle_time:dt_settled pairs [s]")
     ap.add_argument("--laws", default="caged,rigid,zero",
                     help="comma-separated leg-preload laws of the captured sweep: "
                          + ", ".join(LAWS))
@@ -182,6 +318,12 @@ def main() -> None:
         preset(a.repeats)
     elif a.what == "draws":
         draws()
+    elif a.what == "steps":
+        steps(a.repeats, [x for x in a.variants.split(",") if x])
+    elif a.what == "accuracy":
+        accuracy([x for x in a.variants.split(",") if x], a.draws, a.duration)
+    elif a.what == "settle":
+        settle([tuple(float(v) for v in x.split(":")) for x in a.pairs.split(",") if x])
     else:
         cage()
 

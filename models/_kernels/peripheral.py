@@ -42,7 +42,13 @@ Model
   each pair triggered), events, and the two-rate switch: the small step while the active
   geometry's bounding band along ``X_PU`` reaches within ``P_MARGIN`` of the passive petals'
   tops (or a leg is within ``P_LEG_MARGIN`` of an end stop), the large step otherwise, the
-  captured step after capture.
+  captured step ``P_H_CAPT`` after capture, and ``P_H_SETTLED`` from ``P_T_SETTLE`` after
+  capture on. The captured transient sets the captured step: the ring rattles on its twelve
+  ring-plane point contacts (hundreds of contact onsets a second, each a jump ``c_D dn'`` of
+  the linear law that a fixed step crosses at first order), and while the vehicles still
+  swing on the legs those onsets carry enough relative velocity for the energy ledger to
+  see the step; once that swing has decayed a longer step keeps the ledger
+  (``benchmarks/README.md``, "Peripheral unit").
 
 Energy ledger (channels of the probe-cone unit where the quantity is the same)::
 
@@ -95,7 +101,7 @@ from models._kernels.peripheral_stage import (
     SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
     moving_geometry, ring_bounds, stage)
 from models._kernels.free_flight import fill_before_start
-from models._kernels.peripheral_run_layout import P_T_PRE
+from models._kernels.peripheral_run_layout import P_H_SETTLED, P_T_PRE, P_T_SETTLE
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
@@ -452,6 +458,8 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     h_small = P[P_H_SMALL]
     h_large = P[P_H_LARGE]
     h_capt = P[P_H_CAPT]
+    h_settled = P[P_H_SETTLED]
+    t_settle = P[P_T_SETTLE]
     t = 0.0
     h_prev = 0.0
     k_out = 0
@@ -530,7 +538,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             t_next = k_out * dt_out
         h = h_small if near else h_large
         if captured:
-            h = h_capt
+            h = h_capt if t - ev[EV_CAPTURE] < t_settle else h_settled
         land = False
         if t + h >= t_next - 1e-9 * dt_out:
             h = t_next - t

@@ -34,7 +34,7 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
         loaded shared machine disturbs least), ``realtime_factor``, ``batch_evals_per_s``,
         ``batch_cpu_s_per_eval``, ``batch_size``, ``batch_failed``, ``threads``,
         ``compile_s``, ``steps``, ``small_steps``, ``dt_contact``, ``dt_free``,
-        ``dt_captured``. Timing core: :mod:`models.kernel_bench`.
+        ``dt_captured``, ``dt_settled``, ``settle_time``. Timing core: :mod:`models.kernel_bench`.
     """
     from models.kernel_bench import batch_runs, perturbed, single_runs
     from models.peripheral.unit import PeripheralBatch
@@ -61,4 +61,6 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
         "dt_contact": it.dt_contact,
         "dt_free": it.dt_free,
         "dt_captured": it.dt_captured,
+        "dt_settled": it.step_settled,
+        "settle_time": it.settle_time,
     }

@@ -62,7 +62,9 @@ _MODELS = {"linear": ck.MODEL_LINEAR, "hunt-crossley": ck.MODEL_HUNT_CROSSLEY}
 class Integration:
     """RK4 steps [s]: ``dt_contact`` while the rings are within ``gap_margin`` [m] of touching
     or a leg within ``leg_margin`` [m] of an end stop, ``dt_free`` otherwise, ``dt_captured``
-    after capture; ``duration`` [s]; ``output_rate`` [Hz]; ``exhaustive``: the fan search by
+    after capture, and ``dt_settled`` (default ``dt_captured``) from ``settle_time`` [s]
+    after capture on (the captured motion's transient resolved, its settled motion on the
+    longer step); ``duration`` [s]; ``output_rate`` [Hz]; ``exhaustive``: the fan search by
     brute force instead of the dichotomy (acceptance tests); ``prune``: skip the ring-ring
     primitive pairs that bounding spheres prove apart (exact; off tests every pair)."""
 
@@ -75,12 +77,21 @@ class Integration:
     leg_margin: float = 0.005
     exhaustive: bool = False
     prune: bool = True
+    dt_settled: float | None = None
+    settle_time: float = 0.0
+
+    @property
+    def step_settled(self) -> float:
+        """The step once the captured motion has settled [s]: ``dt_settled``, or
+        ``dt_captured`` when it is not set."""
+        return self.dt_captured if self.dt_settled is None else self.dt_settled
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Integration":
         p = "integration."
-        _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "duration", "output_rate",
-                        "gap_margin", "leg_margin", "exhaustive", "prune", "source"}, p)
+        _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "dt_settled", "settle_time",
+                        "duration", "output_rate", "gap_margin", "leg_margin", "exhaustive",
+                        "prune", "source"}, p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
@@ -94,7 +105,10 @@ class Integration:
                   output_rate=_num(d, "output_rate", p, positive=True),
                   gap_margin=_num(d, "gap_margin", p, 0.02, nonneg=True),
                   leg_margin=_num(d, "leg_margin", p, 0.005, nonneg=True), exhaustive=ex,
-                  prune=pr)
+                  prune=pr,
+                  dt_settled=(_num(d, "dt_settled", p, positive=True) if "dt_settled" in d
+                              else None),
+                  settle_time=_num(d, "settle_time", p, 0.0, nonneg=True))
         if out.dt_free < dc:
             raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
         return out
@@ -247,6 +261,8 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
     P[R.P_H_SMALL] = it.dt_contact
     P[R.P_H_LARGE] = it.dt_free
     P[R.P_H_CAPT] = it.dt_captured
+    P[R.P_H_SETTLED] = it.step_settled
+    P[R.P_T_SETTLE] = it.settle_time
     P[R.P_DT_OUT] = 1.0 / rate
     P[R.P_T_END] = duration
     P[R.P_MARGIN] = it.gap_margin
@@ -388,7 +404,7 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
     status = kp.run(P, *pk.arrays, chan, out, ev, info, tr, trn)
     traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "peripheral")
     if status != R.ST_OK and raise_on_failure:
-        h_max = max(P[R.P_H_SMALL], P[R.P_H_LARGE], P[R.P_H_CAPT])
+        h_max = max(P[R.P_H_SMALL], P[R.P_H_LARGE], P[R.P_H_CAPT], P[R.P_H_SETTLED])
         exc = SimulationError(_failure_message(status, info, h_max))
         exc.trace = traced
         raise exc
