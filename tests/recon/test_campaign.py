@@ -27,8 +27,11 @@ FAST = {"screen": "32", "keep": "2", "max_nfev": "12", "pre_nfev": "6", "importa
         "draws": "10", "search_retries": "0"}
 
 
-def _fast_config(tmp_path: Path, name: str = "run.toml") -> Path:
-    text = (FLIGHTS / "run.toml").read_text()
+def _fast_config(tmp_path: Path, name: str = "run.toml", *, source: Path | None = None
+                 ) -> Path:
+    """``source`` (default: the shipped probe-cone flights' run.toml) with the settings of
+    :data:`FAST`, written to ``tmp_path / name``."""
+    text = (source or FLIGHTS / "run.toml").read_text()
     out = []
     for line in text.splitlines():
         key = line.split("=")[0].strip()
@@ -255,3 +258,26 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
     assert ignored
     want = logging.INFO if verbose else logging.CRITICAL
     assert levels == {"distributed": want, "tornado": want, "tornado.application": want}
+
+
+def test_the_shipped_manifest_lists_every_shipped_flight_of_both_units():
+    """telemetry_samples/flights/campaign.toml: every shipped record with its truth beside it
+    (the cut and realistic probe-cone flights, the peripheral flights), each under a scenario
+    of its own docking unit (a record of the other unit would be refused:
+    :func:`recon.flight.check_record_unit`) and an existing run configuration."""
+    from recon.flight import check_record_unit, load_scenario
+    from recon.telemetry import load_telemetry
+
+    specs = load_manifest(FLIGHTS / "campaign.toml")
+    shipped = {p.relative_to(FLIGHTS).as_posix()
+               for p in FLIGHTS.rglob("*.parquet")}
+    listed = {Path(s.telemetry[0]).resolve().relative_to(FLIGHTS.resolve()).as_posix()
+              for s in specs}
+    assert listed == shipped
+    units = set()
+    for s in specs:
+        assert s.truth is not None and Path(s.truth).exists() and Path(s.config).exists()
+        unit = load_scenario(s.scenario)[0]
+        check_record_unit(load_telemetry(s.telemetry), unit)
+        units.add(unit.name)
+    assert units == {"probe_cone", "peripheral"}
