@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## demo: the post-flight reconstruction of the shipped nominal flight, ending in its report
-## (out/nominal/report.html, report.pdf), after a static hysteresis-test identification
+## demo: the post-flight reconstruction of the shipped nominal flight of each docking unit,
+## ending in its report (out/nominal/, out/peripheral_nominal/: report.html, report.pdf), after
+## a static hysteresis-test identification
 demo: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/dockrecon identify hysteresis \
@@ -29,7 +30,12 @@ demo: $(STAMP)
 	    --scenario models/probe_cone/presets/reference.toml \
 	    --config telemetry_samples/flights/run.toml \
 	    --output $(OUT)/nominal $(DEMO_RECON_OPTS)
-	@echo "demo output written to $(OUT)/ (report: $(OUT)/nominal/report.html, report.pdf)"
+	$(BIN)/dockrecon reconstruct telemetry_samples/flights/peripheral/nominal.parquet \
+	    --scenario models/peripheral/presets/reference.toml \
+	    --config telemetry_samples/flights/peripheral/run.toml \
+	    --output $(OUT)/peripheral_nominal $(DEMO_RECON_OPTS)
+	@echo "demo output written to $(OUT)/ (reports: $(OUT)/nominal/report.html, report.pdf;" \
+	      "$(OUT)/peripheral_nominal/report.html, report.pdf)"
 
 ## test: the default suite and the slow tests that guard the shipped flights (marker shipped)
 test: $(STAMP)
