@@ -43,12 +43,19 @@ Model
   geometry's bounding band along ``X_PU`` reaches within ``P_MARGIN`` of the passive petals'
   tops (or a leg is within ``P_LEG_MARGIN`` of an end stop), the large step otherwise, the
   captured step ``P_H_CAPT`` after capture, and ``P_H_SETTLED`` from ``P_T_SETTLE`` after
-  capture on. The captured transient sets the captured step: the ring rattles on its twelve
-  ring-plane point contacts (hundreds of contact onsets a second, each a jump ``c_D dn'`` of
-  the linear law that a fixed step crosses at first order), and while the vehicles still
-  swing on the legs those onsets carry enough relative velocity for the energy ledger to
-  see the step; once that swing has decayed a longer step keeps the ledger
-  (``benchmarks/README.md``, "Peripheral unit").
+  capture on. Physics reading of the captured phase: the ring is held on its seat (the
+  twelve ring-plane points, the fans and edges on the inner circles, 20-60 um deep) only by
+  the legs' forces, the triggered latches rarely touching their locking faces; the vehicles'
+  swing on the legs moves that load, and the light ring rocks on its seat, its contacts
+  opening and closing hundreds of times a second. Each onset is a jump ``c_D dn'`` of the
+  linear law that a fixed step crosses at first order, and with the contacts' damping and
+  regularised friction explicit a step of a few milliseconds books dissipation the motion
+  never lost. With ``P_IMPLICIT`` the stages after capture take those velocity terms
+  implicitly on the ring (:mod:`models._kernels.peripheral_implicit`, ``sc[SC_HIMP]`` =
+  ``gamma h``, the step known before the first stage), so that the seat's stiffness bounds
+  the step, and the captured transient (while the vehicles still swing) and the settled
+  motion each take the step that keeps the ledger (``benchmarks/README.md``, "Peripheral
+  unit").
 
 Energy ledger (channels of the probe-cone unit where the quantity is the same)::
 
@@ -68,7 +75,9 @@ Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
 ``[P[P_TR_T0], P[P_TR_T1]]`` records the selected groups' routines (contacts, latches and
 sensors, mechanism) into the buffer ``tr`` (:mod:`models._kernels.trace_layout`, hooks in
 :mod:`models._kernels.peripheral_trace`); tracing only reads the state, so the results are the
-same with it on or off, and with it off each hook costs one comparison.
+same with it on or off, and with it off each hook costs one comparison. With ``P_IMPLICIT``
+the interface loads and the ring's traced external wrench after capture include the implicit
+correction, which no contact row carries.
 """
 from __future__ import annotations
 
@@ -97,11 +106,12 @@ from models._kernels.peripheral_run_layout import (
     Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.peripheral_stage import (
     M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
-    NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
-    SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
+    NSC, SC_ACC, SC_FIF, SC_HIMP, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR,
+    SC_VAU, SC_VC, SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
     moving_geometry, ring_bounds, stage)
 from models._kernels.free_flight import fill_before_start
-from models._kernels.peripheral_run_layout import P_H_SETTLED, P_T_PRE, P_T_SETTLE
+from models._kernels.peripheral_implicit import GAMMA
+from models._kernels.peripheral_run_layout import P_H_SETTLED, P_IMPLICIT, P_T_PRE, P_T_SETTLE
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
@@ -460,6 +470,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     h_capt = P[P_H_CAPT]
     h_settled = P[P_H_SETTLED]
     t_settle = P[P_T_SETTLE]
+    implicit = P[P_IMPLICIT] != 0.0
     t = 0.0
     h_prev = 0.0
     k_out = 0
@@ -504,6 +515,15 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             captured = True
             ev[EV_CAPTURE] = t
         near = _near(P, M, sc, kw)
+        if captured and implicit:
+            # the step is known before the first stage: every stage takes gamma h
+            hc = h_capt if t - ev[EV_CAPTURE] < t_settle else h_settled
+            tn = k_out * dt_out
+            if t >= tn - 1e-9 * dt_out:
+                tn = (k_out + 1) * dt_out
+            if t + hc >= tn - 1e-9 * dt_out:
+                hc = tn - t
+            sc[SC_HIMP] = GAMMA * hc
         # ---- first stage at t (also what is recorded)
         trace_stage(tx, tr_mask, tr_t0, tr_t1, t, n_steps, 0)
         st, pair, idx = stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa,
