@@ -72,7 +72,11 @@ class Integration:
     ``implicit_contact``: where the ring-ring contacts' damping and friction act implicitly on
     the ring (linearised at ``v + h/2 a``, :mod:`models._kernels.peripheral_implicit`),
     ``"never"`` or ``"captured"`` (the steps after capture, where the ring rattles on its seat
-    and the explicit velocity terms bound the step)."""
+    and the explicit velocity terms bound the step); ``free_until_touch``: the free step
+    ``dt_free`` until a step would make the first touch (a ring-ring contact, a capture
+    sensor on the passive ring plane or a latch on its stop, found at any stage of the step
+    or at its end), whatever the gap margin; that step is retaken from its start with the
+    two-rate switch's step, which rules from then on."""
 
     dt_contact: float
     dt_free: float
@@ -86,6 +90,7 @@ class Integration:
     dt_settled: float | None = None
     settle_time: float = 0.0
     implicit_contact: str = "never"
+    free_until_touch: bool = False
 
     def __post_init__(self) -> None:
         if self.implicit_contact not in IMPLICIT_CONTACT:
@@ -103,7 +108,7 @@ class Integration:
         p = "integration."
         _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "dt_settled", "settle_time",
                         "duration", "output_rate", "gap_margin", "leg_margin", "exhaustive",
-                        "prune", "implicit_contact", "source"}, p)
+                        "prune", "implicit_contact", "free_until_touch", "source"}, p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
@@ -111,6 +116,9 @@ class Integration:
         pr = d.get("prune", True)
         if not isinstance(pr, bool):
             raise InputError("expected true or false", key=p + "prune")
+        ft = d.get("free_until_touch", False)
+        if not isinstance(ft, bool):
+            raise InputError("expected true or false", key=p + "free_until_touch")
         out = cls(dt_contact=dc, dt_free=_num(d, "dt_free", p, positive=True),
                   dt_captured=_num(d, "dt_captured", p, dc, positive=True),
                   duration=_num(d, "duration", p, positive=True),
@@ -121,7 +129,7 @@ class Integration:
                   dt_settled=(_num(d, "dt_settled", p, positive=True) if "dt_settled" in d
                               else None),
                   settle_time=_num(d, "settle_time", p, 0.0, nonneg=True),
-                  implicit_contact=d.get("implicit_contact", "never"))
+                  implicit_contact=d.get("implicit_contact", "never"), free_until_touch=ft)
         if out.dt_free < dc:
             raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
         return out
@@ -277,6 +285,7 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
     P[R.P_H_SETTLED] = it.step_settled
     P[R.P_T_SETTLE] = it.settle_time
     P[R.P_IMPLICIT] = 1.0 if it.implicit_contact == "captured" else 0.0
+    P[R.P_FREE_TOUCH] = 1.0 if it.free_until_touch else 0.0
     P[R.P_DT_OUT] = 1.0 / rate
     P[R.P_T_END] = duration
     P[R.P_MARGIN] = it.gap_margin
