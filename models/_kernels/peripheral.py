@@ -555,7 +555,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             if t + hc >= tn - 1e-9 * dt_out:
                 hc = tn - t
             sc[SC_HIMP] = GAMMA * hc
-        # ---- first stage at t (also what is recorded)
+        # ---- first stage at t (also what is recorded; frames of y from above)
         trace_stage(tx, tr_mask, tr_t0, tr_t1, t, n_steps, 0)
         st, pair, idx = stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa,
                               ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig, hf,
@@ -613,6 +613,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             for i in range(NY):
                 yt[i] = y[i] + hh * k1[i]
             trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 1)
+            frames(yt, P, M, sc, kw)
             st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
                                   fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
                                   ls, trig, hf, seng, sen, sw, so, lg, ps, k2, tr, trn, tx)
@@ -621,6 +622,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
                 for i in range(NY):
                     yt[i] = y[i] + hh * k2[i]
                 trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 2)
+                frames(yt, P, M, sc, kw)
                 st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i,
                                       hist_f, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap,
                                       latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps,
@@ -630,6 +632,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
                 for i in range(NY):
                     yt[i] = y[i] + h * k3[i]
                 trace_stage(tx, tr_mask, tr_t0, tr_t1, t + h, n_steps, 3)
+                frames(yt, P, M, sc, kw)
                 st, pair, idx = stage(t + h, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f,
                                       fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg,
                                       lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, k4,
@@ -647,6 +650,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
                     break
                 # the end of the free step, untraced: no contact, sensor or latch touches
                 trace_stage(tx, 0.0, tr_t0, tr_t1, t + h, n_steps, 0)
+                frames(y, P, M, sc, kw)
                 st, pair, idx = stage(t + h, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f,
                                       fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg,
                                       lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, kc,

@@ -45,6 +45,15 @@ integration of the contacts' velocity terms changes (to first order in ``h``, as
 head friction of the probe-cone unit, :func:`models._kernels.probe_cone_stage._implicit_head`).
 A mode of rate ``lambda`` of those terms enters RK4 as ``lambda / (1 + h_g lambda)``.
 
+What the step then resolves: on the seat's normal mode the implicit damping acts as an added
+inertia ``h_g c_D`` per closed contact (5 kg at a 5-ms step, ~60 kg on twelve seat points
+against the ring's 40 kg), so that mode (~780 rad/s on twelve 2e6 N/m contacts) runs near
+~490 rad/s in the integration and RK4's bound on it, ``omega h = 2.8``, lies near 6 ms
+(the reference and random captures keep the ledger at 6 ms and lose it at 6.7 ms,
+``benchmarks/README.md``). That mode is not resolved at such a step; the channels a
+reconstruction fits (ring pose, legs, body rates) stay within a few tenths of a millimetre
+and milliradian of a small-step run, as at the explicit steps before.
+
 Layout: ``D`` is float64[36], row-major, only ``i <= j`` written by :func:`add_contact`
 (:func:`ring_correction` mirrors it); ``wk`` float64[NW] work.
 """

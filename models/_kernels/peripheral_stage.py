@@ -626,7 +626,9 @@ def _implicit_ring(P, M, sc, acc, dy):
 def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, pa, pp, ca,
           cp, plane, ea, cap, latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, dy, tr,
           trn, tcx):
-    """State derivative ``dy`` of ``y`` at time ``t`` [s] (one RK4 stage).
+    """State derivative ``dy`` of ``y`` at time ``t`` [s] (one RK4 stage). ``M``, ``sc`` and
+    ``kw`` must hold :func:`frames` of ``y`` (the time loop calls it, once for the state at a
+    step's start, which the between-steps updates use too).
 
     Returns ``(status, pair, index)``: ``ST_OK`` or the failure with the primitive pair
     (``PAIR_*``) and its index. The held latch forces ``hf`` (from the last
@@ -634,7 +636,6 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
     ``tr``, ``trn``, ``tcx``: the trace buffer, its counters and the stage's trace context
     (:mod:`models._kernels.trace_layout`; ``tcx[TX_MASK] = 0``: nothing is recorded)."""
     MP = P[P_MP:]
-    frames(y, P, M, sc, kw)
     F = sc[SC_F:SC_F + 6]
     p_damp = km.leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F)
     if tcx[TX_MASK] != 0.0:
