@@ -50,9 +50,11 @@ Model
   flags and trace rows restored) at the switch's step, which rules from then on
   (``INFO_T_TOUCH``). The band is a box around interleaved petals that overlap from the
   start in the reference, so alone it takes the small step from ``t = 0``; before the touch
-  the vehicles fly free and the ring sits on its unloaded legs. Physics reading of the captured phase: the ring is held on its seat (the
-  twelve ring-plane points, the fans and edges on the inner circles, 20-60 um deep) only by
-  the legs' forces, the triggered latches rarely touching their locking faces; the vehicles'
+  the vehicles fly free and the ring sits on its unloaded legs.
+
+  Physics reading of the captured phase: the ring is held on its seat (the twelve
+  ring-plane points, the fans and edges on the inner circles, 20-60 um deep) only by the
+  legs' forces, the triggered latches rarely touching their locking faces; the vehicles'
   swing on the legs moves that load, and the light ring rocks on its seat, its contacts
   opening and closing hundreds of times a second. Each onset is a jump ``c_D dn'`` of the
   linear law that a fixed step crosses at first order, and with the contacts' damping and
@@ -60,9 +62,8 @@ Model
   never lost. With ``P_IMPLICIT`` the stages after capture take those velocity terms
   implicitly on the ring (:mod:`models._kernels.peripheral_implicit`, ``sc[SC_HIMP]`` =
   ``gamma h``, the step known before the first stage), so that the seat's stiffness bounds
-  the step, and the captured transient (while the vehicles still swing) and the settled
-  motion each take the step that keeps the ledger (``benchmarks/README.md``, "Peripheral
-  unit").
+  the step; the captured transient (while the vehicles still swing) and the settled motion
+  each take their own (``benchmarks/README.md``, "Peripheral unit").
 
 Energy ledger (channels of the probe-cone unit where the quantity is the same)::
 
