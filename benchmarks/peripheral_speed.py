@@ -27,11 +27,13 @@ pose with the preset's cage stiffness and dampers: cage-mode angular frequencies
 eigenvalue magnitude and ``|lambda| h`` at the preset's captured step.
 
 ``python benchmarks/peripheral_speed.py steps [--repeats N] [--variants a,b]``: CPU time of the
-20-s reference run with the step settings of :data:`STEPS` (``before``: the preset's steps
-before the settled step, 0.2 ms contact and 1 ms captured steps throughout; ``contact``: the
-0.25-ms contact step alone; ``settled``: the settled step alone; ``preset``: the preset as it
-is; ``contact0.4``: the preset with a 0.4-ms contact step), interleaved in one process like
-``prune``, with the load average before and after.
+20-s reference run with the step settings of :data:`STEPS` (``before``: 0.2 ms contact and
+1 ms captured steps throughout; ``contact``: the 0.25-ms contact step alone; ``settled``: the
+2-ms settled step alone; ``previous``: both, the preset before the implicit contacts;
+``contact0.4``: ``previous`` with a 0.4-ms contact step; ``implicit``: that with the
+contacts' velocity terms implicit after capture, 2-ms captured and 5-ms settled steps;
+``preset``: the preset as it is), interleaved in one process like ``prune``, with the load
+average before and after.
 
 ``python benchmarks/peripheral_speed.py accuracy [--variants a,b] [--draws N] [--duration S]``:
 each variant of :data:`STEPS` on the reference and the first ``N`` random captures of the
@@ -43,11 +45,22 @@ samples up to 3 s after capture (the span of the shipped flights' records) and o
 run, and of the capture time; the energy-ledger residual and the latches' own ledger
 mismatch (of the acceptance tests' limits) over the run; steps of the reference docking.
 
-``python benchmarks/peripheral_speed.py settle [--pairs 4:2e-3,5:2.5e-3]``: the settled step
-swept (``settle_time`` [s] : ``dt_settled`` [s] pairs, the preset's other steps), on the
-reference and the 8 random captures over 20 s: the largest energy-ledger residual (and each
-docking's), the largest ring-position, ring-angle and body-rate differences from a run with
-every captured step 0.25 ms, and the reference's steps.
+``python benchmarks/peripheral_speed.py settle [--pairs 4:2e-3,5:2.5e-3] [--draws N]
+[--seed S]``: the settled step swept (``settle_time`` [s] : ``dt_settled`` [s] pairs, the
+preset's other steps), on the reference and ``N`` random captures (``_draws(N, seed=S)``)
+over 20 s: the largest energy-ledger residual (and each docking's, or the 90 % quantile),
+the latches' own ledger (of its limit), the largest ring-position, ring-angle and body-rate
+differences from an explicit run with every captured step 0.25 ms, and the reference's steps.
+
+``python benchmarks/peripheral_speed.py implicit [--steps 2e-3,3e-3]``: the captured step swept
+(no settled step) with the ring-ring contacts' velocity terms explicit (``never``) and
+implicit after capture: the energy-ledger residual over 5 s of the 8 random captures of the
+acceptance test and the latches' own ledger (of its limit).
+
+``python benchmarks/peripheral_speed.py symmetry [--steps 2e-3,3e-3]``: the same sweep on the
+three-fold symmetry acceptance test (``test_three_fold_symmetry``: the turned run against the
+base run turned, 4 s): the largest differences of the ring position, interface force and
+moment, each of its group's largest value (the test's limit: 1e-6).
 """
 from __future__ import annotations
 
@@ -67,21 +80,31 @@ from models.peripheral.simulate import load_scenario, simulate
 LAWS = {"caged": {}, "rigid": {"preload_stiffness": math.inf}, "zero": {"spring_preload": 0.0}}
 
 # step settings of ``steps`` and ``accuracy``: integration fields replaced in the preset
-# (``preset``: none)
+# (``preset``: none). ``previous`` .. ``implicit`` name every field they set, so that they
+# stay what they say when the preset moves
+_OLD = {"implicit_contact": "never", "free_until_touch": False}
 STEPS = {
-    "before": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": None, "settle_time": 0.0},
+    "before": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": None, "settle_time": 0.0,
+               **_OLD},
     "contact": {"dt_contact": 2.5e-4, "dt_captured": 1e-3, "dt_settled": None,
-                "settle_time": 0.0},
-    "settled": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": 2e-3, "settle_time": 4.0},
+                "settle_time": 0.0, **_OLD},
+    "settled": {"dt_contact": 2e-4, "dt_captured": 1e-3, "dt_settled": 2e-3, "settle_time": 4.0,
+                **_OLD},
+    "previous": {"dt_contact": 2.5e-4, "dt_captured": 1e-3, "dt_settled": 2e-3,
+                 "settle_time": 4.0, **_OLD},
+    "contact0.4": {"dt_contact": 4e-4, "dt_captured": 1e-3, "dt_settled": 2e-3,
+                   "settle_time": 4.0, **_OLD},
+    "implicit": {"dt_contact": 4e-4, "dt_captured": 2e-3, "dt_settled": 5e-3, "settle_time": 4.0,
+                 "implicit_contact": "captured", "free_until_touch": False},
     "preset": {},
-    "contact0.4": {"dt_contact": 4e-4},
 }
 # windows of ``accuracy``: up to CAPTURE_WINDOW [s] after the small-step reference's capture
 # (the span of the shipped flights' records), and the whole run
 CAPTURE_WINDOW = 3.0
 WINDOWS = {"capture": f"to capture + {CAPTURE_WINDOW:g} s:", "run": "whole run:"}
 # the small-step reference of ``accuracy``
-SMALL = {"dt_contact": 5e-5, "dt_captured": 2.5e-4, "dt_settled": None, "settle_time": 0.0}
+SMALL = {"dt_contact": 5e-5, "dt_captured": 2.5e-4, "dt_settled": None, "settle_time": 0.0,
+         **_OLD}
 # channel groups of ``accuracy``: (label, channels, unit scale, unit)
 FITTED = (("ring position", ("ring_x", "ring_y", "ring_z"), 1e3, "mm"),
           ("ring angles", ("ring_roll", "ring_pitch", "ring_yaw"), 1e3, "mrad"),
@@ -178,17 +201,18 @@ def accuracy(names, n_draws: int, duration: float) -> None:
                               for label, _, sc, u in FITTED), flush=True)
 
 
-def settle(pairs) -> None:
+def settle(pairs, n_draws: int = 8, seed: int = 18) -> None:
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
-    from tests.models.test_peripheral_behaviour import _draws
+    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
     base = load_scenario("reference")
-    ics = [None] + list(_draws(8))
-    refs = [simulate(_variant(base, dt_captured=2.5e-4, dt_settled=None), ic) for ic in ics]
+    ics = [None] + list(_draws(n_draws, seed=seed))
+    refs = [simulate(_variant(base, dt_captured=2.5e-4, dt_settled=None, **_OLD), ic)
+            for ic in ics]
     for st, hs in pairs:
         s = _variant(base, settle_time=st, dt_settled=hs)
-        led, pos, ang, rates, steps = [], 0.0, 0.0, 0.0, 0
+        led, pos, ang, rates, steps, latch = [], 0.0, 0.0, 0.0, 0, 0.0
         for k, (ic, ref) in enumerate(zip(ics, refs)):
             tr = simulate(s, ic)
             led.append(_ledger_pct(tr))
@@ -196,12 +220,64 @@ def settle(pairs) -> None:
             ang = max(ang, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[1][1]))
             rates = max(rates, max(float(np.max(np.abs(tr[n] - ref[n])))
                                    for n in FITTED[3][1]))
+            m = np.max(np.abs(_latch_mismatch(tr.channels)))
+            latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
             if k == 0:
                 steps = int(tr.info[R.INFO_STEPS])
-        print(f"settled {hs * 1e3:g} ms from {st:g} s after capture: ledger {max(led):.3f} % "
-              f"({' '.join(f'{x:.3f}' for x in led)}), ring position {pos * 1e3:.4f} mm, "
-              f"ring angles {ang * 1e3:.4f} mrad, body rates {rates * 1e6:.1f} urad/s, "
-              f"steps {steps}", flush=True)
+        detail = f" ({' '.join(f'{x:.3f}' for x in led)})" if len(led) <= 9 else \
+            f" (90 % {np.quantile(led, 0.9):.3f})"
+        print(f"settled {hs * 1e3:g} ms from {st:g} s after capture: ledger {max(led):.3f} %"
+              f"{detail}, latch ledger {latch:.2f} of its limit, ring position "
+              f"{pos * 1e3:.4f} mm, ring angles {ang * 1e3:.4f} mrad, body rates "
+              f"{rates * 1e6:.1f} urad/s, steps {steps}", flush=True)
+
+
+def implicit(steps_) -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
+    base = load_scenario("reference")
+    ics = _draws(8)
+    for mode in ("never", "captured"):
+        for h in steps_:
+            s = _variant(base, dt_captured=h, dt_settled=None, implicit_contact=mode)
+            led, latch = [], 0.0
+            for ic in ics:
+                tr = simulate(s, ic, duration=5.0)
+                led.append(_ledger_pct(tr))
+                m = np.max(np.abs(_latch_mismatch(tr.channels)))
+                latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
+            print(f"implicit_contact {mode:8s} dt_captured {h * 1e3:g} ms: ledger over 5 s "
+                  f"[% of KE0], draws 0-7: " + " ".join(f"{x:.3f}" for x in led)
+                  + f" (largest {max(led):.3f}); latch ledger {latch:.2f} of its limit",
+                  flush=True)
+
+
+def symmetry(steps_) -> None:
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    import tests.models.test_peripheral_behaviour as tb
+    sym = tb._symmetric(load_scenario("reference"))
+    rv = tb._rx(tb.TURN)
+    groups = (("ring", [f"ring_{a}" for a in "xyz"]),
+              ("force", [f"interface_force_{a}" for a in "xyz"]),
+              ("moment", [f"interface_moment_{a}" for a in "xyz"]))
+    for mode in ("never", "captured"):
+        for h in steps_:
+            s = _variant(sym, dt_captured=h, dt_settled=None, implicit_contact=mode)
+            base = simulate(s, duration=tb.SYM_DURATION, rate=100.0)
+            turned = simulate(s, tb._rotated_ic(s.initial, tb.TURN), duration=tb.SYM_DURATION,
+                              rate=100.0)
+            out = []
+            for name, names in groups:
+                a = tb._vec(base, names)
+                b = tb._vec(turned, names)
+                out.append(f"{name} {np.max(np.abs(b - a @ rv.T)) / np.max(np.abs(a)):.2g}")
+            print(f"implicit_contact {mode:8s} dt_captured {h * 1e3:g} ms: turned run's largest "
+                  f"difference (of the group's largest value; the test's limit 1e-6): "
+                  + ", ".join(out), flush=True)
 
 
 def _interleaved(runs, repeats: int) -> None:
@@ -297,12 +373,15 @@ def cage() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage", "steps",
-                                     "accuracy", "settle"))
+                                     "accuracy", "settle", "implicit", "symmetry"))
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--variants", default="before,contact,settled,preset",
                     help="comma-separated step settings of steps / accuracy: " + ", ".join(STEPS))
     ap.add_argument("--draws", type=int, default=8,
-                    help="random captures of accuracy (besides the reference)")
+                    help="random captures of accuracy and settle (besides the reference)")
+    ap.add_argument("--seed", type=int, default=18, help="settle: seed of the random captures")
+    ap.add_argument("--steps", default="2e-3,2.5e-3,3e-3,3.5e-3,4e-3,5e-3",
+                    help="implicit / symmetry: comma-separated captured steps [s]")
     ap.add_argument("--duration", type=float, default=20.0, help="simulated time of accuracy [s]")
     ap.add_argument("--pairs", default="2:2e-3,4:2e-3,5:2.5e-3,3:3e-3",
                     help="settle: comma-separated settle_time:dt_settled pairs [s]")
@@ -323,7 +402,11 @@ def main() -> None:
     elif a.what == "accuracy":
         accuracy([x for x in a.variants.split(",") if x], a.draws, a.duration)
     elif a.what == "settle":
-        settle([tuple(float(v) for v in x.split(":")) for x in a.pairs.split(",") if x])
+        settle([tuple(float(v) for v in x.split(":")) for x in a.pairs.split(",") if x],
+               a.draws, a.seed)
+    elif a.what in ("implicit", "symmetry"):
+        hs = [float(x) for x in a.steps.split(",") if x]
+        implicit(hs) if a.what == "implicit" else symmetry(hs)
     else:
         cage()
 

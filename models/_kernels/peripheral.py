@@ -43,12 +43,27 @@ Model
   geometry's bounding band along ``X_PU`` reaches within ``P_MARGIN`` of the passive petals'
   tops (or a leg is within ``P_LEG_MARGIN`` of an end stop), the large step otherwise, the
   captured step ``P_H_CAPT`` after capture, and ``P_H_SETTLED`` from ``P_T_SETTLE`` after
-  capture on. The captured transient sets the captured step: the ring rattles on its twelve
-  ring-plane point contacts (hundreds of contact onsets a second, each a jump ``c_D dn'`` of
-  the linear law that a fixed step crosses at first order), and while the vehicles still
-  swing on the legs those onsets carry enough relative velocity for the energy ledger to
-  see the step; once that swing has decayed a longer step keeps the ledger
-  (``benchmarks/README.md``, "Peripheral unit").
+  capture on. With ``P_FREE_TOUCH`` the large step is taken, whatever the band, until a step
+  would make the first touch: a ring-ring contact or a capture sensor at any of its stages,
+  or any of those or a latch on its stop at its end (:func:`~models._kernels.
+  peripheral_latch.latches_touch`); that step is retaken from its start (state, sensor
+  flags and trace rows restored) at the switch's step, which rules from then on
+  (``INFO_T_TOUCH``). The band is a box around interleaved petals that overlap from the
+  start in the reference, so alone it takes the small step from ``t = 0``; before the touch
+  the vehicles fly free and the ring sits on its unloaded legs.
+
+  Physics reading of the captured phase: the ring is held on its seat (the twelve
+  ring-plane points, the fans and edges on the inner circles, 20-60 um deep) only by the
+  legs' forces, the triggered latches rarely touching their locking faces; the vehicles'
+  swing on the legs moves that load, and the light ring rocks on its seat, its contacts
+  opening and closing hundreds of times a second. Each onset is a jump ``c_D dn'`` of the
+  linear law that a fixed step crosses at first order, and with the contacts' damping and
+  regularised friction explicit a step of a few milliseconds books dissipation the motion
+  never lost. With ``P_IMPLICIT`` the stages after capture take those velocity terms
+  implicitly on the ring (:mod:`models._kernels.peripheral_implicit`, ``sc[SC_HIMP]`` =
+  ``gamma h``, the step known before the first stage), so that the seat's stiffness bounds
+  the step; the captured transient (while the vehicles still swing) and the settled motion
+  each take their own (``benchmarks/README.md``, "Peripheral unit").
 
 Energy ledger (channels of the probe-cone unit where the quantity is the same)::
 
@@ -68,7 +83,9 @@ Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
 ``[P[P_TR_T0], P[P_TR_T1]]`` records the selected groups' routines (contacts, latches and
 sensors, mechanism) into the buffer ``tr`` (:mod:`models._kernels.trace_layout`, hooks in
 :mod:`models._kernels.peripheral_trace`); tracing only reads the state, so the results are the
-same with it on or off, and with it off each hook costs one comparison.
+same with it on or off, and with it off each hook costs one comparison. With ``P_IMPLICIT``
+the interface loads and the ring's traced external wrench after capture include the implicit
+correction, which no contact row carries.
 """
 from __future__ import annotations
 
@@ -97,15 +114,17 @@ from models._kernels.peripheral_run_layout import (
     Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.peripheral_stage import (
     M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
-    NSC, SC_ACC, SC_FIF, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC,
-    SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
+    NSC, SC_ACC, SC_FIF, SC_HIMP, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR,
+    SC_VAU, SC_VC, SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
     moving_geometry, ring_bounds, stage)
 from models._kernels.free_flight import fill_before_start
-from models._kernels.peripheral_run_layout import P_H_SETTLED, P_T_PRE, P_T_SETTLE
+from models._kernels.peripheral_implicit import GAMMA
+from models._kernels.peripheral_run_layout import (
+    INFO_T_TOUCH, P_FREE_TOUCH, P_H_SETTLED, P_IMPLICIT, P_T_PRE, P_T_SETTLE)
 from models._kernels.probe_cone_between import _rot3
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
-from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
-    trace_begin, trace_stage
+from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_DROPPED, TRN_ROWS, \
+    TRN_SIZE, TX_MASK, trace_begin, trace_stage
 
 __all__ = ["initial_state", "run", "run_batch"]
 
@@ -164,6 +183,18 @@ def initial_state(P, y, M):
 
 
 @njit(**NJIT)
+def _legs_near(P, kw):
+    """True when a leg is within its margin ``P_LEG_MARGIN`` of an end stop."""
+    lo = P[P_MP + km.MP_LMIN] + P[P_LEG_MARGIN]
+    up = P[P_MP + km.MP_LMAX] - P[P_LEG_MARGIN]
+    for i in range(km.NL):
+        L = kw[km.KW_L + i]
+        if L < lo or L > up:
+            return True
+    return False
+
+
+@njit(**NJIT)
 def _near(P, M, sc, kw):
     """Two-rate switch: True when the active geometry's band along X_PU reaches within the gap
     margin of the passive petals' tops, or a leg is within its margin of an end stop."""
@@ -174,11 +205,14 @@ def _near(P, M, sc, kw):
     hi = cx + (a if a > b else b) + P[P_RA] * math.sqrt(R[1, 0] ** 2 + R[2, 0] ** 2)
     if hi > P[P_XP_LO] - P[P_MARGIN]:
         return True
-    lo = P[P_MP + km.MP_LMIN] + P[P_LEG_MARGIN]
-    up = P[P_MP + km.MP_LMAX] - P[P_LEG_MARGIN]
-    for i in range(km.NL):
-        L = kw[km.KW_L + i]
-        if L < lo or L > up:
+    return _legs_near(P, kw)
+
+
+@njit(**NJIT)
+def _sensed(so):
+    """True when a capture sensor touches the passive ring plane (its stroke is positive)."""
+    for k in range(so.shape[0]):
+        if so[k, pl.SO_DELTA] > 0.0:
             return True
     return False
 
@@ -414,6 +448,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         ev[k] = np.nan
     for k in range(info.shape[0]):
         info[k] = 0.0
+    info[INFO_T_TOUCH] = np.nan
     table = table_in.copy()
     hist_i = hist_i0.copy()
     hist_f = hist_f0.copy()
@@ -448,6 +483,13 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     k3 = np.empty(NY)
     k4 = np.empty(NY)
     yt = np.empty(NY)
+    kc = np.empty(NY)
+    y_save = np.empty(NY)
+    sw_save = np.zeros(ns, dtype=np.int64)
+    rows0 = 0
+    dropped0 = 0
+    free_touch = P[P_FREE_TOUCH] != 0.0
+    touched = False
     full_normal = P[P_FULL_NORMAL] != 0.0
     dt_out = P[P_DT_OUT]
     t_stop = P[P_T_END] + 1e-9 * dt_out
@@ -460,6 +502,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     h_capt = P[P_H_CAPT]
     h_settled = P[P_H_SETTLED]
     t_settle = P[P_T_SETTLE]
+    implicit = P[P_IMPLICIT] != 0.0
     t = 0.0
     h_prev = 0.0
     k_out = 0
@@ -504,7 +547,16 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             captured = True
             ev[EV_CAPTURE] = t
         near = _near(P, M, sc, kw)
-        # ---- first stage at t (also what is recorded)
+        if captured and implicit:
+            # the step is known before the first stage: every stage takes gamma h
+            hc = h_capt if t - ev[EV_CAPTURE] < t_settle else h_settled
+            tn = k_out * dt_out
+            if t >= tn - 1e-9 * dt_out:
+                tn = (k_out + 1) * dt_out
+            if t + hc >= tn - 1e-9 * dt_out:
+                hc = tn - t
+            sc[SC_HIMP] = GAMMA * hc
+        # ---- first stage at t (also what is recorded; frames of y from above)
         trace_stage(tx, tr_mask, tr_t0, tr_t1, t, n_steps, 0)
         st, pair, idx = stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa,
                               ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig, hf,
@@ -536,47 +588,97 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             if n_pre + k_out >= n_out or k_out * dt_out > t_stop:
                 break
             t_next = k_out * dt_out
-        h = h_small if near else h_large
+        if free_touch and not touched and (contact or _sensed(so)
+                                           or pl.latches_touch(lg, lat, stp, ls, trig)):
+            touched = True
+        # a free step before the first touch is tentative: retaken at the two-rate switch's
+        # step when it ends (or a stage of it finds) a touch
+        tent = free_touch and not touched and not captured and not _legs_near(P, kw)
+        h = h_large if (tent or not near) else h_small
         if captured:
             h = h_capt if t - ev[EV_CAPTURE] < t_settle else h_settled
-        land = False
-        if t + h >= t_next - 1e-9 * dt_out:
-            h = t_next - t
-            land = True
-        hh = 0.5 * h
-        for i in range(NY):
-            yt[i] = y[i] + hh * k1[i]
-        trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 1)
-        st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp,
-                              eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp, ls, trig,
-                              hf, seng, sen, sw, so, lg, ps, k2, tr, trn, tx)
-        if st == ST_OK:
+        for attempt in range(2):
+            land = False
+            if t + h >= t_next - 1e-9 * dt_out:
+                h = t_next - t
+                land = True
+            if tent:
+                for i in range(NY):
+                    y_save[i] = y[i]
+                for k in range(ns):
+                    sw_save[k] = sw[k]
+                rows0 = trn[TRN_ROWS]
+                dropped0 = trn[TRN_DROPPED]
+            hit = False
+            hh = 0.5 * h
             for i in range(NY):
-                yt[i] = y[i] + hh * k2[i]
-            trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 2)
+                yt[i] = y[i] + hh * k1[i]
+            trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 1)
+            frames(yt, P, M, sc, kw)
             st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
                                   fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
-                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k3, tr, trn, tx)
-        if st == ST_OK:
+                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k2, tr, trn, tx)
+            hit = tent and (sc[SC_NCONT] > 0.0 or _sensed(so))
+            if st == ST_OK and not hit:
+                for i in range(NY):
+                    yt[i] = y[i] + hh * k2[i]
+                trace_stage(tx, tr_mask, tr_t0, tr_t1, t + hh, n_steps, 2)
+                frames(yt, P, M, sc, kw)
+                st, pair, idx = stage(t + hh, yt, P, M, sc, kw, LS, table, toff, hist_i,
+                                      hist_f, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap,
+                                      latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps,
+                                      k3, tr, trn, tx)
+                hit = tent and (sc[SC_NCONT] > 0.0 or _sensed(so))
+            if st == ST_OK and not hit:
+                for i in range(NY):
+                    yt[i] = y[i] + h * k3[i]
+                trace_stage(tx, tr_mask, tr_t0, tr_t1, t + h, n_steps, 3)
+                frames(yt, P, M, sc, kw)
+                st, pair, idx = stage(t + h, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f,
+                                      fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg,
+                                      lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, k4,
+                                      tr, trn, tx)
+                hit = tent and (sc[SC_NCONT] > 0.0 or _sensed(so))
+            if st != ST_OK and not tent:
+                break
+            if st == ST_OK and not hit:
+                h6 = h / 6.0
+                for i in range(NY):
+                    y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
+                quat_normalize(y, Y_Q1)
+                quat_normalize(y, Y_Q2)
+                if not tent:
+                    break
+                # the end of the free step, untraced: no contact, sensor or latch touches
+                trace_stage(tx, 0.0, tr_t0, tr_t1, t + h, n_steps, 0)
+                frames(y, P, M, sc, kw)
+                st, pair, idx = stage(t + h, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f,
+                                      fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg,
+                                      lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, kc,
+                                      tr, trn, tx)
+                if st == ST_OK and sc[SC_NCONT] == 0.0 and not _sensed(so) \
+                        and not pl.latches_touch(lg, lat, stp, ls, trig):
+                    break
+            # the free step touched: back to its start, the switch's step from here on
             for i in range(NY):
-                yt[i] = y[i] + h * k3[i]
-            trace_stage(tx, tr_mask, tr_t0, tr_t1, t + h, n_steps, 3)
-            st, pair, idx = stage(t + h, yt, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa,
-                                  fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, latg, lat, stp,
-                                  ls, trig, hf, seng, sen, sw, so, lg, ps, k4, tr, trn, tx)
+                y[i] = y_save[i]
+            for k in range(ns):
+                sw[k] = sw_save[k]
+            trn[TRN_ROWS] = rows0
+            trn[TRN_DROPPED] = dropped0
+            st = ST_OK
+            touched = True
+            tent = False
+            info[INFO_T_TOUCH] = t
+            h = h_small if near else h_large
         if st != ST_OK:
             status = st
             _fail(info, t, pair, idx)
             break
-        h6 = h / 6.0
-        for i in range(NY):
-            y[i] += h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
-        quat_normalize(y, Y_Q1)
-        quat_normalize(y, Y_Q2)
         t = t_next if land else t + h
         h_prev = h
         n_steps += 1
-        if near and not captured:
+        if near and not tent and not captured:
             n_small += 1
     if n_pre > 0 and k_out > 0:
         _free_flight_before(M, w1_0, w2_0, chan, out, n_pre, dt_out)

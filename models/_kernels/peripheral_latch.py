@@ -118,7 +118,7 @@ __all__ = [
     "SO_DELTA", "SO_F", "SO_P", "SO_SIZE",
     # kernels
     "stop_solid_contact", "latch_crossing", "latch_implicit_step", "latch_energy",
-    "latches_between", "latches_stage", "sensors_force", "capture_state",
+    "latches_between", "latches_stage", "latches_touch", "sensors_force", "capture_state",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -264,6 +264,18 @@ def _guide_contact(lg, lat, stp, i, x):
     c = nlx * nx + nly * ny + nlz * nz
     kls = lat[i, LP_KLS]
     return st, dn, c, c * kls * dn, kls * c * c, nx, ny, nz, ex, ey, ez
+
+
+@njit(**NJIT)
+def latches_touch(lg, lat, stp, ls, trig):
+    """True when a latch touches its stop: triggered, retracted, or its tip (at its current
+    retraction, geometry ``lg`` in PU) within the solid stop. Reads only."""
+    for i in range(lat.shape[0]):
+        if trig[i] != 0 or ls[i, LS_X] != 0.0:
+            return True
+        if _guide_contact(lg, lat, stp, i, ls[i, LS_X])[0] != NONE:
+            return True
+    return False
 
 
 @njit(**NJIT)

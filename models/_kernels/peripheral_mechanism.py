@@ -407,7 +407,7 @@ def base_wrench(MP, kw, F, out):
 
 
 @njit(**NJIT)
-def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq):
+def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq, ain):
     """Ring accelerations ``ddq`` (6) [m/s^2, rad/s^2] from Newton-Euler in inertial space.
 
     Parameters
@@ -430,6 +430,9 @@ def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq):
         Inertial acceleration of the AU origin, AU axes [m/s^2].
     ddq : ndarray
         Output, ``q''`` (6) [m/s^2, rad/s^2].
+    ain : ndarray
+        Output, the ring's inertial accelerations (6), AU axes: of its centre [m/s^2] and
+        angular [rad/s^2].
 
     The transport, Coriolis, centrifugal and Euler terms and the Euler-angle rate terms
     ``G' q_a'`` enter exactly (module docstring); the only division is by ``cos q5``.
@@ -479,6 +482,8 @@ def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq):
     ex = a[0] * e0 + a[3] * e1 + a[6] * e2
     ey = a[1] * e0 + a[4] * e1 + a[7] * e2
     ez = a[2] * e0 + a[5] * e1 + a[8] * e2
+    ain[0] = fx * im; ain[1] = fy * im; ain[2] = fz * im
+    ain[3] = ex; ain[4] = ey; ain[5] = ez
     # b = G q_a'' = eps - alpha - G' q_a' - Omega x omega_R
     s4 = math.sin(q[3]); c4 = math.cos(q[3])
     s5 = math.sin(q[4]); c5 = math.cos(q[4])

@@ -19,7 +19,7 @@ __all__ = [
     "P_H_SMALL", "P_H_LARGE", "P_H_CAPT", "P_DT_OUT", "P_T_END", "P_MARGIN", "P_LEG_MARGIN",
     "P_EXHAUSTIVE", "P_COS_TOL", "P_GAP_TOL", "P_FULL_NORMAL", "P_Q0", "P_XA_LO", "P_XA_HI",
     "P_RA", "P_XP_LO", "P_PRUNE", "P_MP", "P_TR_T0", "P_TR_T1", "P_TR_MASK", "P_T_PRE",
-    "P_H_SETTLED", "P_T_SETTLE", "NP",
+    "P_H_SETTLED", "P_T_SETTLE", "P_IMPLICIT", "P_FREE_TOUCH", "NP",
     "Y_R1", "Y_V1", "Y_Q1", "Y_W1", "Y_R2", "Y_V2", "Y_Q2", "Y_W2", "Y_QR", "Y_DQR",
     "Y_EDAMP", "Y_ECDISS", "Y_ECEL", "Y_WTHR", "Y_WLATCH", "NY",
     "O_T", "O_RING", "O_RING_ANG", "O_LEG", "O_CONTACT", "O_SENSOR", "O_CAPTURE", "O_LATCH",
@@ -29,6 +29,7 @@ __all__ = [
     "EV_FIRST", "EV_CAPTURE", "EV_SEPARATION", "EV_LATCH", "N_EV",
     "ST_OK", "ST_PENETRATION", "ST_GEOMETRY", "ST_HYSTERESIS", "ST_START_CONTACT",
     "INFO_T_FAIL", "INFO_PAIR", "INFO_INDEX", "INFO_STEPS", "INFO_SMALL_STEPS", "INFO_T_END",
+    "INFO_T_TOUCH",
     "NINFO",
     "PAIR_NONE", "PAIR_FAN_ACTIVE", "PAIR_FAN_PASSIVE", "PAIR_EDGE_EDGE",
     "PAIR_EDGE_ACTIVE_CIRCLE", "PAIR_EDGE_PASSIVE_CIRCLE", "PAIR_POINT_PASSIVE_PLANE",
@@ -85,7 +86,12 @@ P_T_PRE = P_TR_MASK + 1     # free-flight extension before t = 0 [s] (output row
                             # start, a whole number of output intervals)
 P_H_SETTLED = P_T_PRE + 1   # step once the captured motion has settled [s]
 P_T_SETTLE = P_T_PRE + 2    # time after capture from which P_H_SETTLED replaces P_H_CAPT [s]
-NP = P_T_PRE + 3
+P_IMPLICIT = P_T_PRE + 3    # 1: the ring-ring contacts' damping and friction implicit on the
+                            # ring after capture (models._kernels.peripheral_implicit), 0: never
+P_FREE_TOUCH = P_T_PRE + 4  # 1: the free step until a step would make the first touch (a
+                            # ring-ring contact, a capture sensor, a latch on its stop); that
+                            # step is retaken at P_H_SMALL and the two-rate switch rules after
+NP = P_T_PRE + 5
 
 # ---- state Y -----------------------------------------------------------------------------------
 Y_R1 = 0            # active centre of mass, inertial (3) [m]
@@ -152,7 +158,9 @@ INFO_INDEX = 2      # index within the pair kind (petal, edge 12 i + j, point, l
 INFO_STEPS = 3      # steps taken
 INFO_SMALL_STEPS = 4  # of which at the contact step P_H_SMALL (near contact, not captured)
 INFO_T_END = 5      # time reached [s]
-NINFO = 6
+INFO_T_TOUCH = 6    # start of the free step retaken at the contact step (P_FREE_TOUCH) [s];
+                    # NaN: none
+NINFO = 7
 
 PAIR_NONE = 0
 PAIR_FAN_ACTIVE = 1             # active petal k's fan vs the passive inner circle

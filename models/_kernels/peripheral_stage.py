@@ -25,6 +25,7 @@ import math
 from numba import njit
 
 from models._kernels import NJIT
+from models._kernels import peripheral_implicit as pi
 from models._kernels import peripheral_latch as pl
 from models._kernels import peripheral_mechanism as km
 from models._kernels import peripheral_trace as pt
@@ -53,7 +54,8 @@ __all__ = [
     "M_J2", "M_JI2", "M_I", "NM",
     "SC_W1I", "SC_W2I", "SC_RAU", "SC_VAU", "SC_RPU", "SC_VPU", "SC_RC", "SC_VC", "SC_WRI",
     "SC_TWR", "SC_TWP", "SC_BW", "SC_F", "SC_FEXT", "SC_MEXT", "SC_OM", "SC_AL", "SC_AO",
-    "SC_DDQ", "SC_ACC", "SC_FIF", "SC_MIF", "SC_NCONT", "SC_VOA", "SC_BV", "NSC",
+    "SC_DDQ", "SC_ACC", "SC_FIF", "SC_MIF", "SC_NCONT", "SC_VOA", "SC_BV", "SC_HIMP", "SC_D6",
+    "SC_IW", "SC_AIN", "SC_DW", "SC_X0", "NSC",
     "BV_EH_A", "BV_EH_P", "BV_EM_P", "BV_SPH_A", "BV_SPH_P", "BV_CA", "BV_PNEAR", "BV_SIZE",
     "PRUNE_EPS", "ring_bounds",
     "frames", "stage", "point_velocity", "moving_geometry",
@@ -116,7 +118,14 @@ BV_CA = BV_SPH_P + 4 * N_PETALS      # active petal spheres' centres in PU, this
 BV_PNEAR = BV_CA + 3 * N_PETALS      # 1.0 when active petal a and passive petal p may touch
                                      #   (index N_PETALS a + p), this stage (9)
 BV_SIZE = BV_PNEAR + N_PETALS * N_PETALS
-NSC = SC_BV + BV_SIZE
+# ---- implicit contact damping (models._kernels.peripheral_implicit), after the bounding volumes
+SC_HIMP = SC_BV + BV_SIZE       # gamma h of the step [s]; 0: the contacts are explicit
+SC_D6 = SC_HIMP + 1             # the contacts' velocity Jacobian on the ring, PU (pi.ND)
+SC_IW = SC_D6 + pi.ND           # solver work (pi.NW)
+SC_AIN = SC_IW + pi.NW          # the ring's inertial accelerations, AU then PU axes (6)
+SC_DW = SC_AIN + 6              # the ring's wrench correction, PU axes (6)
+SC_X0 = SC_DW + 6               # ring minus passive accelerations, PU axes (6)
+NSC = SC_X0 + 6
 
 #: slack [m] added to every pruning bound: far above the rounding of the detectors' own
 #: quantities (~1e-16 m on a 1 m ring), so a pair the bound skips is one they find apart
@@ -240,6 +249,9 @@ def _apply(dn, nx, ny, nz, px, py, pz, P, sc):
     pel = law[LAW_K] * dn * dd
     sc[a + pl.A_PEL] += pel
     sc[a + pl.A_PDISS] += fx * rvx + fy * rvy + fz * rvz - pel
+    if sc[SC_HIMP] != 0.0:
+        pi.add_contact(sc[SC_D6:SC_D6 + pi.ND], law, fn, dd, dn, nx, ny, nz, rvx, rvy, rvz,
+                       rax, ray, raz)
 
 
 @njit(**NJIT)
@@ -526,10 +538,97 @@ def moving_geometry(M, sc, latg, seng, lg, ps):
 
 
 @njit(**NJIT)
+def _passive(y, P, M, acc, dy):
+    """The passive vehicle's state derivative (position, velocity, quaternion, body rates)
+    from the force and moment about the PU origin in ``acc`` (``A_FP``, ``A_MP``, PU axes)."""
+    G2 = M[M_G2]
+    A2 = M[M_A2]
+    fpx = G2[0, 0] * acc[pl.A_FP] + G2[1, 0] * acc[pl.A_FP + 1] + G2[2, 0] * acc[pl.A_FP + 2]
+    fpy = G2[0, 1] * acc[pl.A_FP] + G2[1, 1] * acc[pl.A_FP + 1] + G2[2, 1] * acc[pl.A_FP + 2]
+    fpz = G2[0, 2] * acc[pl.A_FP] + G2[1, 2] * acc[pl.A_FP + 1] + G2[2, 2] * acc[pl.A_FP + 2]
+    mpx = G2[0, 0] * acc[pl.A_MP] + G2[1, 0] * acc[pl.A_MP + 1] + G2[2, 0] * acc[pl.A_MP + 2]
+    mpy = G2[0, 1] * acc[pl.A_MP] + G2[1, 1] * acc[pl.A_MP + 1] + G2[2, 1] * acc[pl.A_MP + 2]
+    mpz = G2[0, 2] * acc[pl.A_MP] + G2[1, 2] * acc[pl.A_MP + 1] + G2[2, 2] * acc[pl.A_MP + 2]
+    lx = P[P_L2]; ly = P[P_L2 + 1]; lz = P[P_L2 + 2]
+    mpx += ly * fpz - lz * fpy
+    mpy += lz * fpx - lx * fpz
+    mpz += lx * fpy - ly * fpx
+    im2 = P[P_IM2]
+    for k in range(3):
+        dy[Y_R2 + k] = y[Y_V2 + k]
+        dy[Y_V2 + k] = (A2[0, k] * fpx + A2[1, k] * fpy + A2[2, k] * fpz) * im2
+    w = y[Y_W2:Y_W2 + 3]
+    J = M[M_J2]
+    hx = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
+    hy = J[1, 0] * w[0] + J[1, 1] * w[1] + J[1, 2] * w[2]
+    hz = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
+    tx = mpx - (w[1] * hz - w[2] * hy)
+    ty = mpy - (w[2] * hx - w[0] * hz)
+    tz = mpz - (w[0] * hy - w[1] * hx)
+    Ji = M[M_JI2]
+    dy[Y_W2] = Ji[0, 0] * tx + Ji[0, 1] * ty + Ji[0, 2] * tz
+    dy[Y_W2 + 1] = Ji[1, 0] * tx + Ji[1, 1] * ty + Ji[1, 2] * tz
+    dy[Y_W2 + 2] = Ji[2, 0] * tx + Ji[2, 1] * ty + Ji[2, 2] * tz
+    quat_deriv(y, Y_Q2, w, dy, Y_Q2)
+
+
+@njit(**NJIT)
+def _implicit_ring(P, M, sc, acc, dy):
+    """The ring's wrench correction of :mod:`models._kernels.peripheral_implicit` with
+    ``h_g = sc[SC_HIMP]``, from the explicit accelerations of this stage (the ring's in
+    ``sc[SC_AIN]``, AU axes; the passive vehicle's in ``dy``), applied to the ring and, opposite,
+    to the passive unit in ``acc``, with its power booked as contact dissipation."""
+    MP = P[P_MP:]
+    x0 = sc[SC_X0:SC_X0 + 6]
+    B = M[M_APAU]
+    _mtv(B, sc, SC_AIN, x0, 0)
+    _mtv(B, sc, SC_AIN + 3, x0, 3)
+    # the passive unit's point at the ring centre, PU axes: a_2 + alpha x r + w x (w x r)
+    G2 = M[M_G2]
+    alx = G2[0, 0] * dy[Y_W2] + G2[0, 1] * dy[Y_W2 + 1] + G2[0, 2] * dy[Y_W2 + 2]
+    aly = G2[1, 0] * dy[Y_W2] + G2[1, 1] * dy[Y_W2 + 1] + G2[1, 2] * dy[Y_W2 + 2]
+    alz = G2[2, 0] * dy[Y_W2] + G2[2, 1] * dy[Y_W2 + 1] + G2[2, 2] * dy[Y_W2 + 2]
+    A = M[M_APU]
+    cx = sc[SC_TWR + TW_O]; cy = sc[SC_TWR + TW_O + 1]; cz = sc[SC_TWR + TW_O + 2]
+    lx = P[P_L2]; ly = P[P_L2 + 1]; lz = P[P_L2 + 2]
+    rx = cx + G2[0, 0] * lx + G2[0, 1] * ly + G2[0, 2] * lz
+    ry = cy + G2[1, 0] * lx + G2[1, 1] * ly + G2[1, 2] * lz
+    rz = cz + G2[2, 0] * lx + G2[2, 1] * ly + G2[2, 2] * lz
+    wx = sc[SC_TWP + TW_W]; wy = sc[SC_TWP + TW_W + 1]; wz = sc[SC_TWP + TW_W + 2]
+    ux = wy * rz - wz * ry; uy = wz * rx - wx * rz; uz = wx * ry - wy * rx
+    for k in range(3):
+        x0[k] -= A[k, 0] * dy[Y_V2] + A[k, 1] * dy[Y_V2 + 1] + A[k, 2] * dy[Y_V2 + 2]
+    x0[0] -= aly * rz - alz * ry + wy * uz - wz * uy
+    x0[1] -= alz * rx - alx * rz + wz * ux - wx * uz
+    x0[2] -= alx * ry - aly * rx + wx * uy - wy * ux
+    x0[3] -= alx; x0[4] -= aly; x0[5] -= alz
+    dw = sc[SC_DW:SC_DW + 6]
+    pi.ring_correction(sc[SC_D6:SC_D6 + pi.ND], sc[SC_HIMP], MP[km.MP_MASS],
+                       MP[km.MP_J:km.MP_J + 9], M[M_APR], x0, sc[SC_IW:SC_IW + pi.NW], dw)
+    fx = dw[0]; fy = dw[1]; fz = dw[2]
+    # relative velocity of the ring centre and angular velocity (ring - passive), PU axes
+    vx = sc[SC_TWR + TW_V] - (sc[SC_TWP + TW_V] + wy * cz - wz * cy)
+    vy = sc[SC_TWR + TW_V + 1] - (sc[SC_TWP + TW_V + 1] + wz * cx - wx * cz)
+    vz = sc[SC_TWR + TW_V + 2] - (sc[SC_TWP + TW_V + 2] + wx * cy - wy * cx)
+    for k in range(3):
+        acc[pl.A_FR + k] += dw[k]
+        acc[pl.A_MR + k] += dw[3 + k]
+        acc[pl.A_FP + k] -= dw[k]
+        acc[pl.A_MP + k] -= dw[3 + k]
+        acc[pl.A_PDISS] -= dw[3 + k] * (sc[SC_TWR + TW_W + k] - sc[SC_TWP + TW_W + k])
+    acc[pl.A_MP] -= cy * fz - cz * fy
+    acc[pl.A_MP + 1] -= cz * fx - cx * fz
+    acc[pl.A_MP + 2] -= cx * fy - cy * fx
+    acc[pl.A_PDISS] -= fx * vx + fy * vy + fz * vz
+
+
+@njit(**NJIT)
 def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, pa, pp, ca,
           cp, plane, ea, cap, latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, dy, tr,
           trn, tcx):
-    """State derivative ``dy`` of ``y`` at time ``t`` [s] (one RK4 stage).
+    """State derivative ``dy`` of ``y`` at time ``t`` [s] (one RK4 stage). ``M``, ``sc`` and
+    ``kw`` must hold :func:`frames` of ``y`` (the time loop calls it, once for the state at a
+    step's start, which the between-steps updates use too).
 
     Returns ``(status, pair, index)``: ``ST_OK`` or the failure with the primitive pair
     (``PAIR_*``) and its index. The held latch forces ``hf`` (from the last
@@ -537,7 +636,6 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
     ``tr``, ``trn``, ``tcx``: the trace buffer, its counters and the stage's trace context
     (:mod:`models._kernels.trace_layout`; ``tcx[TX_MASK] = 0``: nothing is recorded)."""
     MP = P[P_MP:]
-    frames(y, P, M, sc, kw)
     F = sc[SC_F:SC_F + 6]
     p_damp = km.leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F)
     if tcx[TX_MASK] != 0.0:
@@ -599,6 +697,9 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
     # ---- contacts, latches, sensors (PU)
     for k in range(pl.A_SIZE):
         sc[SC_ACC + k] = 0.0
+    if sc[SC_HIMP] != 0.0:
+        for k in range(pi.ND):
+            sc[SC_D6 + k] = 0.0
     st, pair, idx, n = _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap,
                                       tr, trn, tcx)
     sc[SC_NCONT] = n
@@ -638,53 +739,33 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
         vax, vay, vaz = point_velocity(sc, SC_TWR, px, py, pz)
         vpx, vpy, vpz = point_velocity(sc, SC_TWP, px, py, pz)
         p_latch += fx * (vax - vpx) + fy * (vay - vpy) + fz * (vaz - vpz)
-    for k in range(3):
-        sc[SC_FIF + k] = acc[pl.A_FP + k]
-        sc[SC_MIF + k] = acc[pl.A_MP + k]
-    # ---- ring
+    # ---- ring, with the contacts' velocity terms implicit when SC_HIMP is set
     B = M[M_APAU]
     _mv(B, acc, pl.A_FR, sc, SC_FEXT)
     _mv(B, acc, pl.A_MR, sc, SC_MEXT)
     ddq = sc[SC_DDQ:SC_DDQ + 6]
+    ain = sc[SC_AIN:SC_AIN + 6]
     km.ring_accel(MP, y[Y_QR:Y_QR + 6], y[Y_DQR:Y_DQR + 6], kw, F, sc[SC_FEXT:SC_FEXT + 3],
                   sc[SC_MEXT:SC_MEXT + 3], sc[SC_OM:SC_OM + 3], sc[SC_AL:SC_AL + 3],
-                  sc[SC_AO:SC_AO + 3], ddq)
+                  sc[SC_AO:SC_AO + 3], ddq, ain)
+    if sc[SC_HIMP] != 0.0:
+        _passive(y, P, M, acc, dy)
+        _implicit_ring(P, M, sc, acc, dy)
+        _mv(B, acc, pl.A_FR, sc, SC_FEXT)
+        _mv(B, acc, pl.A_MR, sc, SC_MEXT)
+        km.ring_accel(MP, y[Y_QR:Y_QR + 6], y[Y_DQR:Y_DQR + 6], kw, F,
+                      sc[SC_FEXT:SC_FEXT + 3], sc[SC_MEXT:SC_MEXT + 3], sc[SC_OM:SC_OM + 3],
+                      sc[SC_AL:SC_AL + 3], sc[SC_AO:SC_AO + 3], ddq, ain)
+    for k in range(3):
+        sc[SC_FIF + k] = acc[pl.A_FP + k]
+        sc[SC_MIF + k] = acc[pl.A_MP + k]
     if tcx[TX_MASK] != 0.0:
         pt.ring_row(tr, trn, tcx, y[Y_QR:Y_QR + 6], sc[SC_FEXT:SC_FEXT + 3],
                     sc[SC_MEXT:SC_MEXT + 3], ddq)
     for k in range(6):
         dy[Y_QR + k] = y[Y_DQR + k]
         dy[Y_DQR + k] = ddq[k]
-    # ---- passive vehicle
-    G2 = M[M_G2]
-    A2 = M[M_A2]
-    fpx = G2[0, 0] * acc[pl.A_FP] + G2[1, 0] * acc[pl.A_FP + 1] + G2[2, 0] * acc[pl.A_FP + 2]
-    fpy = G2[0, 1] * acc[pl.A_FP] + G2[1, 1] * acc[pl.A_FP + 1] + G2[2, 1] * acc[pl.A_FP + 2]
-    fpz = G2[0, 2] * acc[pl.A_FP] + G2[1, 2] * acc[pl.A_FP + 1] + G2[2, 2] * acc[pl.A_FP + 2]
-    mpx = G2[0, 0] * acc[pl.A_MP] + G2[1, 0] * acc[pl.A_MP + 1] + G2[2, 0] * acc[pl.A_MP + 2]
-    mpy = G2[0, 1] * acc[pl.A_MP] + G2[1, 1] * acc[pl.A_MP + 1] + G2[2, 1] * acc[pl.A_MP + 2]
-    mpz = G2[0, 2] * acc[pl.A_MP] + G2[1, 2] * acc[pl.A_MP + 1] + G2[2, 2] * acc[pl.A_MP + 2]
-    lx = P[P_L2]; ly = P[P_L2 + 1]; lz = P[P_L2 + 2]
-    mpx += ly * fpz - lz * fpy
-    mpy += lz * fpx - lx * fpz
-    mpz += lx * fpy - ly * fpx
-    im2 = P[P_IM2]
-    for k in range(3):
-        dy[Y_R2 + k] = y[Y_V2 + k]
-        dy[Y_V2 + k] = (A2[0, k] * fpx + A2[1, k] * fpy + A2[2, k] * fpz) * im2
-    w = y[Y_W2:Y_W2 + 3]
-    J = M[M_J2]
-    hx = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
-    hy = J[1, 0] * w[0] + J[1, 1] * w[1] + J[1, 2] * w[2]
-    hz = J[2, 0] * w[0] + J[2, 1] * w[1] + J[2, 2] * w[2]
-    tx = mpx - (w[1] * hz - w[2] * hy)
-    ty = mpy - (w[2] * hx - w[0] * hz)
-    tz = mpz - (w[0] * hy - w[1] * hx)
-    Ji = M[M_JI2]
-    dy[Y_W2] = Ji[0, 0] * tx + Ji[0, 1] * ty + Ji[0, 2] * tz
-    dy[Y_W2 + 1] = Ji[1, 0] * tx + Ji[1, 1] * ty + Ji[1, 2] * tz
-    dy[Y_W2 + 2] = Ji[2, 0] * tx + Ji[2, 1] * ty + Ji[2, 2] * tz
-    quat_deriv(y, Y_Q2, w, dy, Y_Q2)
+    _passive(y, P, M, acc, dy)
     # ---- ledger
     dy[Y_EDAMP] = p_damp
     dy[Y_ECDISS] = acc[pl.A_PDISS]

@@ -3,6 +3,8 @@ peripheral`` and ``benchmarks/bench_docking.py``). Timing only; nothing here is 
 tests."""
 from __future__ import annotations
 
+import math
+
 from models._kernels import peripheral_run_layout as R
 from models.peripheral import simulate as ps
 
@@ -34,7 +36,9 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
         loaded shared machine disturbs least), ``realtime_factor``, ``batch_evals_per_s``,
         ``batch_cpu_s_per_eval``, ``batch_size``, ``batch_failed``, ``threads``,
         ``compile_s``, ``steps``, ``small_steps``, ``dt_contact``, ``dt_free``,
-        ``dt_captured``, ``dt_settled``, ``settle_time``. Timing core: :mod:`models.kernel_bench`.
+        ``dt_captured``, ``dt_settled``, ``settle_time``, ``implicit_contact``,
+        ``free_until_touch``, ``t_touch`` (None: no free step retaken). Timing core:
+        :mod:`models.kernel_bench`.
     """
     from models.kernel_bench import batch_runs, perturbed, single_runs
     from models.peripheral.unit import PeripheralBatch
@@ -45,6 +49,7 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
     theta = perturbed(bm.base, batch, seed)
     n_thr, (full,) = batch_runs([bm.evaluate], theta, threads)
     it = scenario.integration
+    t_touch = float(tr.info[R.INFO_T_TOUCH])
     return {
         "simulated_s": simulated,
         "wall_s_median": single["wall_s_median"],
@@ -63,4 +68,7 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
         "dt_captured": it.dt_captured,
         "dt_settled": it.step_settled,
         "settle_time": it.settle_time,
+        "implicit_contact": it.implicit_contact,
+        "free_until_touch": it.free_until_touch,
+        "t_touch": None if math.isnan(t_touch) else t_touch,
     }

@@ -56,6 +56,8 @@ CHANNELS = R.channel_names()
 UNITS = R.channel_units()
 EVENT_NAMES = ("first_contact", "capture", "separation", *(f"latch_{i + 1}" for i in range(6)))
 _MODELS = {"linear": ck.MODEL_LINEAR, "hunt-crossley": ck.MODEL_HUNT_CROSSLEY}
+#: values of ``[integration] implicit_contact``
+IMPLICIT_CONTACT = ("never", "captured")
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,15 @@ class Integration:
     after capture on (the captured motion's transient resolved, its settled motion on the
     longer step); ``duration`` [s]; ``output_rate`` [Hz]; ``exhaustive``: the fan search by
     brute force instead of the dichotomy (acceptance tests); ``prune``: skip the ring-ring
-    primitive pairs that bounding spheres prove apart (exact; off tests every pair)."""
+    primitive pairs that bounding spheres prove apart (exact; off tests every pair);
+    ``implicit_contact``: where the ring-ring contacts' damping and friction act implicitly on
+    the ring (linearised at ``v + h/2 a``, :mod:`models._kernels.peripheral_implicit`),
+    ``"never"`` or ``"captured"`` (the steps after capture, where the ring rattles on its seat
+    and the explicit velocity terms bound the step); ``free_until_touch``: the free step
+    ``dt_free`` until a step would make the first touch (a ring-ring contact, a capture
+    sensor on the passive ring plane or a latch on its stop, found at any stage of the step
+    or at its end), whatever the gap margin; that step is retaken from its start with the
+    two-rate switch's step, which rules from then on."""
 
     dt_contact: float
     dt_free: float
@@ -79,6 +89,13 @@ class Integration:
     prune: bool = True
     dt_settled: float | None = None
     settle_time: float = 0.0
+    implicit_contact: str = "never"
+    free_until_touch: bool = False
+
+    def __post_init__(self) -> None:
+        if self.implicit_contact not in IMPLICIT_CONTACT:
+            raise InputError(f"expected one of {', '.join(map(repr, IMPLICIT_CONTACT))}, got "
+                             f"{self.implicit_contact!r}", key="integration.implicit_contact")
 
     @property
     def step_settled(self) -> float:
@@ -91,7 +108,7 @@ class Integration:
         p = "integration."
         _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "dt_settled", "settle_time",
                         "duration", "output_rate", "gap_margin", "leg_margin", "exhaustive",
-                        "prune", "source"}, p)
+                        "prune", "implicit_contact", "free_until_touch", "source"}, p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
@@ -99,6 +116,9 @@ class Integration:
         pr = d.get("prune", True)
         if not isinstance(pr, bool):
             raise InputError("expected true or false", key=p + "prune")
+        ft = d.get("free_until_touch", False)
+        if not isinstance(ft, bool):
+            raise InputError("expected true or false", key=p + "free_until_touch")
         out = cls(dt_contact=dc, dt_free=_num(d, "dt_free", p, positive=True),
                   dt_captured=_num(d, "dt_captured", p, dc, positive=True),
                   duration=_num(d, "duration", p, positive=True),
@@ -108,7 +128,8 @@ class Integration:
                   prune=pr,
                   dt_settled=(_num(d, "dt_settled", p, positive=True) if "dt_settled" in d
                               else None),
-                  settle_time=_num(d, "settle_time", p, 0.0, nonneg=True))
+                  settle_time=_num(d, "settle_time", p, 0.0, nonneg=True),
+                  implicit_contact=d.get("implicit_contact", "never"), free_until_touch=ft)
         if out.dt_free < dc:
             raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
         return out
@@ -263,6 +284,8 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
     P[R.P_H_CAPT] = it.dt_captured
     P[R.P_H_SETTLED] = it.step_settled
     P[R.P_T_SETTLE] = it.settle_time
+    P[R.P_IMPLICIT] = 1.0 if it.implicit_contact == "captured" else 0.0
+    P[R.P_FREE_TOUCH] = 1.0 if it.free_until_touch else 0.0
     P[R.P_DT_OUT] = 1.0 / rate
     P[R.P_T_END] = duration
     P[R.P_MARGIN] = it.gap_margin

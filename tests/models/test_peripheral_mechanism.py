@@ -191,16 +191,18 @@ def test_small_deflection_stiffness_is_jt_diag_k_j():
     np.testing.assert_allclose(_fd_stiffness(mp, q0), K, rtol=0, atol=1e-6 * np.abs(K).max())
 
 
-def _accel(mp, q, dq, F=None, fe=None, me=None, om=None, al=None, ao=None, ls=None):
+def _accel(mp, q, dq, F=None, fe=None, me=None, om=None, al=None, ao=None, ls=None,
+           ain=None):
     z = np.zeros(3)
     kw = _kin(mp, q, dq)
     if F is None:
         F = np.zeros(6)
         km.leg_forces(mp, kw, np.zeros(12) if ls is None else ls, *EMPTY, F)
     ddq = np.zeros(6)
+    ain = np.zeros(6) if ain is None else ain
     km.ring_accel(mp, np.asarray(q, float), np.asarray(dq, float), kw, F,
                   z if fe is None else fe, z if me is None else me, z if om is None else om,
-                  z if al is None else al, z if ao is None else ao, ddq)
+                  z if al is None else al, z if ao is None else ao, ddq, ain)
     return ddq
 
 
@@ -385,9 +387,14 @@ def test_ring_accel_in_a_moving_frame_matches_inertial_newton_euler():
         al = _fd(Om, t, h)
         ao = Ra @ _fd2(O, t, h)
         dq = _fd(q, t, h)
-        got = _accel(mp, q(t), dq, F=np.zeros(6), fe=fe, me=me, om=om, al=al, ao=ao)
+        ain = np.zeros(6)
+        got = _accel(mp, q(t), dq, F=np.zeros(6), fe=fe, me=me, om=om, al=al, ao=ao, ain=ain)
         ref = ddq_true(t)
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-7 * np.abs(ref).max())
+        # the inertial accelerations it reports: a_c and eps, AU axes
+        np.testing.assert_allclose(ain[:3], Ra @ a_c, rtol=0, atol=1e-7 * np.abs(a_c).max())
+        np.testing.assert_allclose(ain[3:], Ra @ C(t).T @ eps, rtol=0,
+                                   atol=1e-7 * np.abs(eps).max())
         # and the inertial kinetic energy from the same prescribed motion
         kw = _kin(mp, q(t), dq)
         v_o = Ra @ _fd(O, t, h)

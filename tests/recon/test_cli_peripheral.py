@@ -38,8 +38,8 @@ def test_simulate_peripheral_writes_channels_with_units_and_events(tmp_path):
 def test_bad_peripheral_scenario_key_is_one_line_exit_2(tmp_path):
     bad = tmp_path / "bad.toml"
     text = open(REF).read()
-    assert "dt_free = 2.0e-3" in text
-    bad.write_text(text.replace("dt_free = 2.0e-3", "dt_fre = 2.0e-3"))
+    assert "\ndt_free = " in text
+    bad.write_text(text.replace("\ndt_free = ", "\ndt_fre = "))
     r = CliRunner().invoke(cli, ["simulate", "docking", str(bad), "--output",
                                  str(tmp_path / "x.parquet")])
     assert r.exit_code == 2
