@@ -3,7 +3,6 @@ use it (recon.config.complete_run): a reconstruction out of the box."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -89,11 +88,10 @@ def test_too_few_samples_is_an_error():
 
 
 def _record(tmp_path, scale, seed=11):
-    sys.path.insert(0, str(FLIGHTS))
-    try:
-        import generate as g
-    finally:
-        sys.path.remove(str(FLIGHTS))
+    # by its package name: a bare ``import generate`` takes whichever generator module an
+    # earlier test put in sys.modules under that name (the rig's, in make test-slow)
+    from telemetry_samples.flights import generate as g
+
     spec = g.REALISTIC["nominal"]
     (path,) = g.record_long_flight("nominal", tmp_path, seed, g.FLIGHTS["nominal"]["initial"],
                                    noise_scale=scale, **spec)
