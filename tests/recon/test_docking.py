@@ -15,6 +15,7 @@ from models.unit import get_unit
 from recon.io import load_toml
 from recon.telemetry import load_telemetry
 from telemetry_samples import SAMPLES_DIR
+from tests.recon._shipped import check_shipped_reconstruction
 
 FLIGHTS = SAMPLES_DIR / "flights"
 
@@ -266,28 +267,13 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     ``benchmarks/flights_docking.py``, not asserted here.
     """
     from recon.flight import reconstruct_flight
-    from recon.engines import multistart
-    from recon.validation import joint_check
 
     truth = json.loads((FLIGHTS / f"{flight}.truth.json").read_text())["parameters"]
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
                              tmp_path / "out", config=FLIGHTS / "run.toml", steps=1000)
-    out = json.loads((tmp_path / "out" / "result.json").read_text())["parameters"]
-    ess = res.diagnostics["importance"]["ess"]
-    assert res.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
-    prob = _problem(flight)
-    xt = np.array([truth[n] for n in prob.names])
-    r = prob.least_squares_residuals(xt)
-    at_truth = min(s.cost for s in multistart(prob, 0, first_guess=xt, max_nfev=100,
-                                              diff_step=1e-2))
-    best = res.diagnostics["optimizer"]["best_cost"]
-    assert best <= at_truth + 1.0 and 0.5 * r @ r - best < 16.4
-    lo, hi = out["rel_vel_x"]["ci68"]
-    assert hi - lo < 0.01
-    ics = [n for n in out if n.startswith("rel_") and n != "rel_pos_x"]
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
-    joint = joint_check(doc, truth, ics)
-    assert joint["in95"], joint
+    ics = check_shipped_reconstruction(_problem(flight), truth, res, doc)
+    out = doc["parameters"]
     for n in ics:
         half = 0.5 * (out[n]["ci68"][1] - out[n]["ci68"][0])
         assert abs(truth[n] - out[n]["median"]) <= 4 * half, n

@@ -10,6 +10,7 @@ from models.unit import get_unit
 from recon.flight import flight_problem
 from recon.search import first_guess, rates_pinned
 from telemetry_samples import SAMPLES_DIR
+from tests.recon._shipped import check_shipped_reconstruction
 
 FLIGHTS = SAMPLES_DIR / "flights" / "peripheral"
 SCENARIO = PRESETS / "reference.toml"
@@ -100,28 +101,12 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     * the closing velocity's 68 % interval is narrower than 0.01 m/s (issue 19);
     * the truth of the 11 initial conditions lies inside the posterior's joint 95 % region
       (:func:`recon.validation.joint_check`; issue 19; measured d2: nominal 10.5, misaligned
-      12.9 for 19.7; low_energy fails the first point, an open search problem). A calibrated posterior misses it one time in twenty, which is why the
-      nominal record is its second noise draw (the comment above)."""
-    from recon.engines import multistart
+      12.9 for 19.7; low_energy fails the first point, an open search problem). A calibrated
+      posterior misses it one time in twenty, which is why the nominal record is its second
+      noise draw (the comment above)."""
     from recon.flight import reconstruct_flight
-    from recon.validation import joint_check
 
-    truth = _truth(flight)
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", SCENARIO, tmp_path / "out",
                              config=FLIGHTS / "run.toml", seed=1)
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
-    out = doc["parameters"]
-    ess = res.diagnostics["importance"]["ess"]
-    assert res.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
-    prob = _problem(flight)
-    xt = np.array([truth[n] for n in prob.names])
-    r = prob.least_squares_residuals(xt)
-    at_truth = min(s.cost for s in multistart(prob, 0, first_guess=xt, max_nfev=100,
-                                              diff_step=1e-2))
-    best = res.diagnostics["optimizer"]["best_cost"]
-    assert best <= at_truth + 1.0 and 0.5 * r @ r - best < 16.4
-    lo, hi = out["rel_vel_x"]["ci68"]
-    assert hi - lo < 0.01
-    ics = [n for n in out if n.startswith("rel_") and n != "rel_pos_x"]
-    joint = joint_check(doc, truth, ics)
-    assert joint["in95"], joint
+    check_shipped_reconstruction(_problem(flight), _truth(flight), res, doc)

@@ -1,0 +1,38 @@
+"""The checks every shipped-flight reconstruction test makes, whatever the docking unit."""
+from __future__ import annotations
+
+import numpy as np
+
+from recon.engines import multistart
+from recon.validation import joint_check
+
+
+def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> list[str]:
+    """Assert what must hold if the method is right, whatever the noise draw, and return the
+    names of the free initial conditions.
+
+    * the engine took emcee exactly when the importance ESS was below 100 (the hybrid rule);
+    * the polish found the truth's basin: its best cost is at most that of a polish started at
+      the truth plus 1, and the truth's excess over it is within chi2_12 99.9 % / 2 = 16.4;
+    * the closing velocity's 68 % interval is narrower than 0.01 m/s;
+    * the truth of the initial conditions lies inside the posterior's joint 95 % region
+      (:func:`recon.validation.joint_check`).
+
+    ``problem`` is the flight's :class:`recon.problem.ReconstructionProblem`, ``truth`` the
+    truth file's parameters, ``result`` what ``reconstruct_flight`` returned and ``doc`` its
+    result.json."""
+    ess = result.diagnostics["importance"]["ess"]
+    assert result.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
+    xt = np.array([truth[n] for n in problem.names])
+    r = problem.least_squares_residuals(xt)
+    at_truth = min(s.cost for s in multistart(problem, 0, first_guess=xt, max_nfev=100,
+                                              diff_step=1e-2))
+    best = result.diagnostics["optimizer"]["best_cost"]
+    assert best <= at_truth + 1.0 and 0.5 * r @ r - best < 16.4
+    out = doc["parameters"]
+    lo, hi = out["rel_vel_x"]["ci68"]
+    assert hi - lo < 0.01
+    ics = [n for n in out if n.startswith("rel_") and n != "rel_pos_x"]
+    joint = joint_check(doc, truth, ics)
+    assert joint["in95"], joint
+    return ics
