@@ -202,7 +202,7 @@ class DockingUnit(abc.ABC):
 
     Class attributes a unit sets: :attr:`name`, :attr:`title`, :attr:`channels`,
     :attr:`parameters`, :attr:`initial_conditions`, :attr:`events`, :attr:`clock_events`,
-    :attr:`fitted_channels`, :attr:`trajectory_channels`, :attr:`load_channels`,
+    :attr:`flag_events`, :attr:`fitted_channels`, :attr:`trajectory_channels`, :attr:`load_channels`,
     :attr:`energy_channels`.
     """
 
@@ -224,6 +224,12 @@ class DockingUnit(abc.ABC):
     #: ``(telemetry flag, event)``: the flag's first rising edge marks the event; in order of
     #: preference for aligning a record's clock with the simulation
     clock_events: tuple[tuple[str, str], ...] = ()
+    #: ``(flag, event)``: binary channels whose first rising edge *is* the event, which the
+    #: kernel times at its integration step; a reconstruction takes that edge from the event
+    #: time, not from the output samples around it (:attr:`recon.observation.Simulated.
+    #: first_rise`). Only flags that rise exactly when their event is recorded belong here
+    #: (tests/models/test_flag_events.py checks it on every unit that lists them).
+    flag_events: tuple[tuple[str, str], ...] = ()
     #: the flags of first contact and of capture (what a fitted span counts from)
     contact_flag: str = "contact"
     capture_flag: str = "capture"

@@ -39,7 +39,9 @@ class UnitForward:
 
     Each call simulates row ``i`` up to ``t_end[i]`` [s]. Rows whose simulation fails
     (penetration exceeded, ...) come back as NaN, which the problem turns into zero
-    probability; :attr:`last_events` holds the event times of the last call.
+    probability; :attr:`last_events` holds the event times of the last call. The unit's
+    :attr:`~models.unit.DockingUnit.flag_events` among ``channels`` come with their first
+    rising edge as the kernel timed it (:attr:`recon.observation.Simulated.first_rise`).
     """
 
     def __init__(self, unit: DockingUnit, scenario, names: Sequence[str],
@@ -56,6 +58,9 @@ class UnitForward:
                                  duration=duration, t_pre=t_pre)
         self.t = self.runner.t
         self.last_events: np.ndarray | None = None
+        # the flags whose first rising edge the kernel times (DockingUnit.flag_events)
+        self._first_rise = tuple((f, unit.events.index(e)) for f, e in unit.flag_events
+                                 if f in self.channels)
 
     def __call__(self, params: np.ndarray, names: Sequence[str], *,
                  t_end: np.ndarray | None = None) -> Simulated:
@@ -64,7 +69,8 @@ class UnitForward:
         out, ev, status = self.runner.evaluate(np.atleast_2d(params), t_end)
         out[status != 0] = np.nan
         self.last_events = ev
-        return Simulated(self.t, {c: out[:, :, i] for i, c in enumerate(self.channels)})
+        return Simulated(self.t, {c: out[:, :, i] for i, c in enumerate(self.channels)},
+                         {f: ev[:, k] for f, k in self._first_rise})
 
     def histories(self, channels: Sequence[str]):
         """``run(full, all_names, t_end) -> Histories``: the histories of ``channels`` of a

@@ -210,6 +210,10 @@ class PeripheralUnit(DockingUnit):
     events = ps.EVENT_NAMES
     # capture needs aligned ring planes and latches: one sharp switch; contact may chatter
     clock_events = (("capture", "capture"), ("contact", "first_contact"))
+    # the kernel records each of these events at the step its flag rises (kernel
+    # models/_kernels/peripheral.py: the latches and capture stay set once set)
+    flag_events = (("contact", "first_contact"), ("capture", "capture"),
+                   *((f"latch_{i + 1}", f"latch_{i + 1}") for i in range(6)))
     # the flight recorder of simulation studies (cut and realistic records)
     recorder = "telemetry_samples.flights.peripheral.generate:record_study_flight"
     fitted_channels = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",

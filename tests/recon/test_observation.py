@@ -135,3 +135,28 @@ def test_quantized_likelihood_is_exact_and_unbiased_where_sheppard_is_not():
     # residuals are odd in (prediction - reading) and zero at the reading
     r_pm = quantized_residuals(np.array([0.1, -0.1, 0.0]), 0.0, sigma, q)
     assert r_pm[0] > 0 and abs(r_pm[0] + r_pm[1]) < 1e-12 and r_pm[2] == 0.0
+
+
+def test_a_timed_first_rising_edge_replaces_the_output_bracket():
+    """A forward model that times a flag's first rise (Simulated.first_rise) gives that edge
+    exactly: the residual is (timed edge - telemetry edge) / sigma_t with no output-step term
+    in sigma_t, linear in the timed edge (no 10-ms staircase), and a timed edge outside the
+    output bracket of the simulated rise (a forward model's inconsistency) is not used."""
+    i = np.arange(100)
+    t = i * 0.02
+    y = (i > 25).astype(float)          # telemetry rising edge at 0.51 s, 20 ms bracket
+    sig = 0.002
+    bound = ObservationModel((ChannelModel("latch_1", sig),)).bind(_tel(t, latch_1=y))
+    t_sim = np.arange(0.0, 2.0, 0.01)   # 10-ms output
+    flag = (t_sim > 0.525).astype(float)  # rises between 0.52 and 0.53 s
+    s_exact = np.sqrt(sig ** 2 + 0.02 ** 2 / 12)
+    s_grid = np.sqrt(sig ** 2 + (0.02 ** 2 + 0.01 ** 2) / 12)
+    r_grid = bound.residuals(Simulated(t_sim, {"latch_1": flag[None, :]}))[0]
+    np.testing.assert_allclose(r_grid[0], (0.525 - 0.51) / s_grid, rtol=1e-9)
+    timed = np.array([0.5201, 0.5233, 0.5266, 0.5299, 0.6])
+    rows = np.repeat(flag[None, :], timed.size, axis=0)
+    r = bound.residuals(Simulated(t_sim, {"latch_1": rows}, {"latch_1": timed}))
+    np.testing.assert_allclose(r[:4, 0], (timed[:4] - 0.51) / s_exact, rtol=1e-9)
+    # 70 ms from the bracket: the grid edge, with the sigma of a timed channel
+    np.testing.assert_allclose(r[4, 0], (0.525 - 0.51) / s_exact, rtol=1e-9)
+    assert np.all(r[:, 1:] == 0.0)    # no falling edge either side; no extra edges
