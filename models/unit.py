@@ -202,8 +202,8 @@ class DockingUnit(abc.ABC):
 
     Class attributes a unit sets: :attr:`name`, :attr:`title`, :attr:`channels`,
     :attr:`parameters`, :attr:`initial_conditions`, :attr:`events`, :attr:`clock_events`,
-    :attr:`flag_events`, :attr:`fitted_channels`, :attr:`trajectory_channels`, :attr:`load_channels`,
-    :attr:`energy_channels`.
+    :attr:`flag_events`, :attr:`fitted_channels`, :attr:`trajectory_channels`,
+    :attr:`load_channels`, :attr:`energy_channels`.
     """
 
     #: registry name (the scenario's ``unit`` key)

@@ -1,6 +1,8 @@
 """The flags a unit times itself (:attr:`models.unit.DockingUnit.flag_events`): the kernel's
 event time is the flag's first rise, so that a reconstruction may take the edge from the event
 instead of from the output samples around it (recon.observation, Simulated.first_rise)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,7 @@ from models.unit import get_unit, unit_names
 from recon.config import load_scenario
 from recon.forward import UnitForward
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
 TIMED = [n for n in unit_names() if get_unit(n).flag_events]
 
 
