@@ -32,6 +32,8 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     pre_nfev = 15            # optional two-phase polish: all starts pre_nfev evaluations,
     pre_keep = 2             #   the pre_keep best continue to max_nfev
     jac_step = 1e-2          # finite-difference step, fraction of the prior spread
+    polish_step = 1e-3       # optional: a final polish of the best distinct end points with
+                             #   this finer step (recon.engines.refine); default none
     draws = 100              # posterior draws for loads, energy and the predictive band
     importance = 2000        # --no-mcmc: importance-sample the posterior with 2000 Laplace-t
                              #   proposal draws (0: plain Laplace draws)
@@ -200,6 +202,7 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "pre_nfev": (True, 1, 1_000_000),
     "pre_keep": (True, 1, 10_000),
     "jac_step": (False, 1e-8, 1.0),
+    "polish_step": (False, 1e-8, 1.0),
     "draws": (True, 1, 100_000),
     "importance": (True, 0, 10_000_000),
     "mcmc_below_ess": (False, 1e-9, 1e9),
@@ -317,7 +320,9 @@ class RunConfig:
             # (nominal flight: cost 382.6 where the cost falls almost monotonically to 347 along
             # the line to the truth); with 1e-2 all four starts reach 347-354 in 26-45
             # evaluations.
-            jac_step=float(opt.get("jac_step", 1e-2)))
+            jac_step=float(opt.get("jac_step", 1e-2)),
+            polish_step=(None if opt.get("polish_step") is None
+                         else float(opt["polish_step"])))
         return cls(ParameterSpace.from_dict(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from recon.engines import (MIN_START_ESS, SamplerSettings, importance, laplace,
-                           least_squares, mcmc)
+                           least_squares, mcmc, refine)
 from recon.engines.mcmc import write_inference_data
 from recon.problem import ReconstructionProblem
 from recon.result import (Result, identifiability, summarize_derived, summarize_parameters,
@@ -71,6 +71,10 @@ class ReconstructSettings:
     # prior's spread; models with event-driven contact need a secant wider than their
     # switching jitter (see recon.config.RunConfig)
     jac_step: float = 1e-4
+    # finite-difference step of a final polish of the best distinct end points (and of the
+    # importance re-polishes), fraction of each prior's spread; None: no final polish
+    # (recon.engines.refine)
+    polish_step: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -280,11 +284,13 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                   pre_keep=settings.pre_keep, search_again=search_again,
                   retries=settings.search_retries, progress=progress, result=result)
     if result.status != "failed":
+        if settings.polish_step is not None:
+            refine(problem, result, diff_step=settings.polish_step, max_nfev=settings.max_nfev)
         laplace(problem, result, rng=rng, diff_step=settings.jac_step)
         if settings.importance > 0:
             importance(problem, result, n=settings.importance, rng=rng,
                        diff_step=settings.jac_step, max_nfev=settings.max_nfev,
-                       progress=progress)
+                       polish_step=settings.polish_step, progress=progress)
     judge(problem, result)
     if result.status == "failed":
         log.error("reconstruction failed: %s", result.status_reason)

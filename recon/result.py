@@ -64,7 +64,7 @@ class Start:
     success: bool
     message: str
     nfev: int
-    origin: str  # "first_guess", "lhs", "search k", "importance"
+    origin: str  # "first_guess", "lhs", "search k", "refine", "importance"
 
 
 @dataclasses.dataclass(frozen=True)

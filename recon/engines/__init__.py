@@ -2,7 +2,8 @@
 its own part added, ``engine(problem, ..., result=None) -> Result``.
 
 * :func:`least_squares` -- multi-start bounded least squares, searched again while the best
-  fit is implausible (:mod:`recon.engines.least_squares`);
+  fit is implausible, and :func:`refine`, a final polish with a finer step
+  (:mod:`recon.engines.least_squares`);
 * :func:`laplace` -- the Gaussian at the optimum (:mod:`recon.engines.laplace`);
 * :func:`importance` -- adaptive multi-mode importance sampling
   (:mod:`recon.engines.importance`);
@@ -17,9 +18,9 @@ A problem is anything with ``names``, ``space`` (:class:`recon.problem.Parameter
 from recon.engines.importance import find_modes, importance, importance_samples
 from recon.engines.laplace import laplace, laplace_samples
 from recon.engines.least_squares import (GOF_SIGMAS, gof_limit, jacobian, least_squares,
-                                         multistart)
+                                         multistart, refine)
 from recon.engines.mcmc import MIN_START_ESS, SamplerSettings, mcmc, run_ensembles
 
-__all__ = ["least_squares", "multistart", "jacobian", "gof_limit", "GOF_SIGMAS", "laplace",
+__all__ = ["least_squares", "multistart", "refine", "jacobian", "gof_limit", "GOF_SIGMAS", "laplace",
            "laplace_samples", "importance", "importance_samples", "find_modes", "mcmc",
            "run_ensembles", "SamplerSettings", "MIN_START_ESS"]

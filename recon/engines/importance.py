@@ -226,14 +226,15 @@ def find_modes(problem, result: Result, *, diff_step: float, delta: float = 25.0
 
 def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
                diff_step: float = 1e-4, max_nfev: int | None = None,
-               repolish: int = 2, progress=None) -> Result:
+               repolish: int = 2, polish_step: float | None = None,
+               progress=None) -> Result:
     """The importance-sampling engine: :func:`importance_samples` over the modes of the
     result's runs (:func:`find_modes`), as the ``"importance"`` posterior.
 
     A proposal draw more probable than the optimum by more than e^2 means the polish stopped
     short (rough cost, slow flights): the engine polishes again from that draw (origin
-    ``"importance"``; at most ``repolish`` times), redoes the Laplace engine at the new optimum
-    and samples again. ``diagnostics.importance`` records the effective sample size, the
+    ``"importance"``; at most ``repolish`` times; finite-difference step ``polish_step``, or
+    ``diff_step`` when None), redoes the Laplace engine at the new optimum and samples again. ``diagnostics.importance`` records the effective sample size, the
     modes and their weights, and the re-polishes. When no proposal draw has a finite
     posterior the result is ``failed``.
     """
@@ -248,7 +249,7 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
         if attempt == repolish or not info["best_log_prob"] > lp_opt + 2.0:
             break
         extra = multistart(problem, 0, first_guess=info["best_draw"], max_nfev=max_nfev,
-                           diff_step=diff_step, origin="importance")
+                           diff_step=polish_step or diff_step, origin="importance")
         log.info("importance draw beats the optimum by %.1f: polished again to cost %.2f",
                  info["best_log_prob"] - lp_opt, min(s.cost for s in extra))
         result.starts.extend(extra)

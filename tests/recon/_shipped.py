@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from recon.engines import multistart
+from recon.engines import multistart, refine
+from recon.result import Result
 from recon.validation import joint_check
 
 
@@ -13,7 +14,7 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> lis
 
     * the engine took emcee exactly when the importance ESS was below 100 (the hybrid rule);
     * the polish found the truth's basin: its best cost is at most that of a polish started at
-      the truth plus 1, and the truth's excess over it is within chi2_12 99.9 % / 2 = 16.4;
+      the truth (with the engine's steps: ``jac_step``, then ``polish_step`` if set) plus 1, and the truth's excess over it is within chi2_12 99.9 % / 2 = 16.4;
     * the closing velocity's 68 % interval is narrower than 0.01 m/s;
     * the truth of the initial conditions lies inside the posterior's joint 95 % region
       (:func:`recon.validation.joint_check`).
@@ -25,8 +26,13 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> lis
     assert result.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
     xt = np.array([truth[n] for n in problem.names])
     r = problem.least_squares_residuals(xt)
-    at_truth = min(s.cost for s in multistart(problem, 0, first_guess=xt, max_nfev=100,
-                                              diff_step=1e-2))
+    engine = result.settings["engine"]
+    from_truth = Result("fit", names=tuple(problem.names))
+    from_truth.starts.extend(multistart(problem, 0, first_guess=xt, max_nfev=100,
+                                        diff_step=engine["jac_step"]))
+    if engine.get("polish_step") is not None:
+        refine(problem, from_truth, diff_step=engine["polish_step"], max_nfev=100)
+    at_truth = from_truth.best.cost
     best = result.diagnostics["optimizer"]["best_cost"]
     assert best <= at_truth + 1.0 and 0.5 * r @ r - best < 16.4
     out = doc["parameters"]

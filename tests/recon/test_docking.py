@@ -153,6 +153,14 @@ def test_mcmc_below_ess_parsing():
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "optimizer": {**opt, "search_retries": bad}})
         assert e.value.key == "optimizer.search_retries"
+    # the final finer polish: off unless stated
+    assert RunConfig.from_dict(run).settings.polish_step is None
+    assert RunConfig.from_dict({**run, "optimizer": {**opt, "polish_step": 1e-3}}
+                               ).settings.polish_step == 1e-3
+    for bad in (0, -1e-3, 2.0, "1e-3", True):
+        with pytest.raises(InputError) as e:
+            RunConfig.from_dict({**run, "optimizer": {**opt, "polish_step": bad}})
+        assert e.value.key == "optimizer.polish_step"
     # without importance sampling there is no ESS to test
     with pytest.raises(InputError, match="importance") as e:
         RunConfig.from_dict({**run, "optimizer": {**opt, "importance": 0}})

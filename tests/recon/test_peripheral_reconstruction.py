@@ -85,10 +85,7 @@ def test_profiled_clock_aligns_the_capture(flight):
 @pytest.mark.slow
 @pytest.mark.parametrize("flight", [
     "nominal", "misaligned",
-    pytest.param("low_energy", marks=pytest.mark.xfail(strict=True, reason=(
-        "the search stops in a secondary mode: cost 710.4 (roll -0.021 rad, clock +31 ms) "
-        "where a polish from the truth reaches 702.7 and the truth itself costs 709.3; "
-        "importance ESS 14 (benchmarks/README.md, Peripheral flights)")))])
+    "low_energy"])
 def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     """The shipped engine on a shipped peripheral flight: first guess, screen, polish,
     importance sampling, emcee only below ESS 100 (about 12 min on one core).
