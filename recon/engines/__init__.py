@@ -21,6 +21,6 @@ from recon.engines.least_squares import (GOF_SIGMAS, gof_limit, jacobian, least_
                                          multistart, refine)
 from recon.engines.mcmc import MIN_START_ESS, SamplerSettings, mcmc, run_ensembles
 
-__all__ = ["least_squares", "multistart", "refine", "jacobian", "gof_limit", "GOF_SIGMAS", "laplace",
-           "laplace_samples", "importance", "importance_samples", "find_modes", "mcmc",
+__all__ = ["least_squares", "multistart", "refine", "jacobian", "gof_limit", "GOF_SIGMAS",
+           "laplace", "laplace_samples", "importance", "importance_samples", "find_modes", "mcmc",
            "run_ensembles", "SamplerSettings", "MIN_START_ESS"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from recon.engines.laplace import laplace, laplace_covariance
-from recon.engines.least_squares import jacobian, multistart, optimizer_diagnostics
+from recon.engines.least_squares import add_runs, jacobian, multistart
 from recon.result import Posterior, Result
 
 __all__ = ["importance", "importance_samples", "find_modes"]
@@ -234,8 +234,9 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     A proposal draw more probable than the optimum by more than e^2 means the polish stopped
     short (rough cost, slow flights): the engine polishes again from that draw (origin
     ``"importance"``; at most ``repolish`` times; finite-difference step ``polish_step``, or
-    ``diff_step`` when None), redoes the Laplace engine at the new optimum and samples again. ``diagnostics.importance`` records the effective sample size, the
-    modes and their weights, and the re-polishes. When no proposal draw has a finite
+    ``diff_step`` when None), redoes the Laplace engine at the new optimum and samples again.
+    ``diagnostics.importance`` records the effective sample size, the modes and their
+    weights, and the re-polishes. When no proposal draw has a finite
     posterior the result is ``failed``.
     """
     for attempt in range(repolish + 1):
@@ -252,9 +253,7 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
                            diff_step=polish_step or diff_step, origin="importance")
         log.info("importance draw beats the optimum by %.1f: polished again to cost %.2f",
                  info["best_log_prob"] - lp_opt, min(s.cost for s in extra))
-        result.starts.extend(extra)
-        result.x_opt = np.asarray(result.best.x, float)
-        result.diagnostics["optimizer"] = optimizer_diagnostics(problem, result)
+        add_runs(problem, result, extra)
         laplace(problem, result, rng=rng, diff_step=diff_step)
     info["mode_x"] = modes
     info["restarts"] = attempt

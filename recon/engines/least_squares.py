@@ -35,8 +35,8 @@ from scipy import optimize as _opt
 
 from recon.result import Result, Start
 
-__all__ = ["least_squares", "multistart", "refine", "jacobian", "gof_limit", "GOF_SIGMAS",
-           "optimizer_diagnostics"]
+__all__ = ["least_squares", "multistart", "refine", "add_runs", "jacobian", "gof_limit",
+           "GOF_SIGMAS", "optimizer_diagnostics"]
 
 log = logging.getLogger("dockrecon.engines")
 
@@ -284,9 +284,9 @@ def refine(problem, result: Result, *, diff_step: float, max_nfev: int | None = 
     :attr:`~recon.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new best.
 
     Measured on the shipped low-energy peripheral flight (benchmarks/README.md, Peripheral
-    flights): the search's polish at step 1e-2 ended at cost 716.8 in the truth's roll
-    minimum, whose polish at 1e-3 reaches 702.5 in 31 evaluations; the 1e-2 importance
-    re-polishes instead ended at 709.4 in a neighbouring roll minimum.
+    flights): the search's polish at step 1e-2 ended at cost 716.8 (roll +0.011 rad), whose
+    polish at 1e-3 reaches 702.5 in 31 evaluations; the 1e-2 importance re-polishes instead
+    stopped at 709.4 (roll +0.008 rad).
     """
     scale = problem.space.prior_scale()
     best = result.best.cost
@@ -306,6 +306,13 @@ def refine(problem, result: Result, *, diff_step: float, max_nfev: int | None = 
                       diff_step=diff_step, origin="refine")
     log.info("refined %d end point(s) with step %g: cost %.2f -> %.2f", len(xs), diff_step,
              best, min(s.cost for s in runs))
+    return add_runs(problem, result, runs)
+
+
+def add_runs(problem, result: Result, runs: Sequence[Start]) -> Result:
+    """Add later least-squares runs to a result (a final polish, a re-polish from a sampled
+    draw): :attr:`~recon.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new
+    best."""
     result.starts.extend(runs)
     result.x_opt = np.asarray(result.best.x, float)
     result.diagnostics["optimizer"] = optimizer_diagnostics(problem, result)

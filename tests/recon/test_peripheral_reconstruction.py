@@ -115,13 +115,13 @@ def test_low_energy_peripheral_search_finds_the_truths_basin(tmp_path):
     latches triggering one pair at a time): the shipped search, emcee off, ends in the
     truth's basin (:func:`tests.recon._shipped.check_search`); about 25 min on a shared core.
 
-    Measured with the shipped run.toml, seed 1: the 1e-2 polish ends at cost 716.8 in the
-    truth's roll minimum and the 1e-3 polish (``polish_step``) takes it on to 702.46 (a single
+    Measured with the shipped run.toml, seed 1: the 1e-2 polish ends at cost 716.8 (roll
+    +0.011 rad) and the 1e-3 polish (``polish_step``) takes it on to 702.46 (a single
     1e-3 polish from the truth itself ends at 703.6; the truth costs 711.9). Before the
     simulated flag edges were timed by the kernel
-    (:attr:`recon.observation.Simulated.first_rise`) the search stopped at 710.4 in a second
-    roll minimum (roll -0.021 rad for the truth's +0.010), where a polish from the truth
-    reached 702.7; with the timed edges but no finer polish, at 709.4.
+    (:attr:`recon.observation.Simulated.first_rise`) the search stopped at 710.4 (roll
+    -0.021 rad for the truth's +0.010), where a polish from the truth reached 702.7; with the
+    timed edges but no finer polish, at 709.4.
 
     Not asserted: the posterior's joint 95 % region (issue 19). The importance proposal's ESS
     is 10 of 2000 here, so the shipped engine goes on to emcee, which on this record runs
