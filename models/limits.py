@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from models.errors import InputError
@@ -68,16 +68,18 @@ def check_range(key: str, value: float) -> float:
 
 
 def checked_table(table: Mapping[str, Any], keys: Mapping[str, tuple[bool, float, float]],
-                  name: str) -> dict[str, Any]:
+                  name: str, *, others: Sequence[str] = ()) -> dict[str, Any]:
     """A TOML table of numbers checked against ``keys`` (whole number?, lowest, highest):
     unknown keys, wrong types and values out of range raise :class:`InputError` naming
-    ``name.key``."""
+    ``name.key``. ``others`` are the table's keys that are not numbers (checked by the caller
+    and taken out of ``table``), named among the allowed ones."""
     if not isinstance(table, Mapping):
         raise InputError("must be a table", key=name)
     out: dict[str, Any] = {}
     for k, v in table.items():
         if k not in keys:
-            raise InputError(f"unknown key (allowed: {', '.join(keys)})", key=f"{name}.{k}")
+            raise InputError(f"unknown key (allowed: {', '.join([*keys, *others])})",
+                             key=f"{name}.{k}")
         whole, lo, hi = keys[k]
         kind = "a whole number" if whole else "a number"
         if (isinstance(v, bool) or not isinstance(v, (int, float))

@@ -37,6 +37,10 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     draws = 100              # posterior draws for loads, energy and the predictive band
     importance = 2000        # --no-mcmc: importance-sample the posterior with 2000 Laplace-t
                              #   proposal draws (0: plain Laplace draws)
+    importance_adapt = "quadratic"  # optional: refit the proposal between rounds from a
+                             #   quadratic fit of the log posterior over the draws instead of
+                             #   their weighted moments (default "moments";
+                             #   recon.engines.importance_samples)
     mcmc_below_ess = 100     # optional: emcee only when the importance sampling's effective
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
@@ -209,6 +213,10 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "search_retries": (True, 0, 100),
 }
 
+#: ``[optimizer] importance_adapt``: the importance proposal's refit rules
+#: (:func:`recon.engines.importance_samples`)
+IMPORTANCE_ADAPT = ("moments", "quadratic")
+
 
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
@@ -293,7 +301,11 @@ class RunConfig:
             opt_in["max_nfev"] = max_nfev
         if mcmc_below_ess is not None:
             opt_in["mcmc_below_ess"] = mcmc_below_ess
-        opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer")
+        adapt = opt_in.pop("importance_adapt", "moments")
+        if adapt not in IMPORTANCE_ADAPT:
+            raise InputError(f"must be one of {', '.join(map(repr, IMPORTANCE_ADAPT))}, got "
+                             f"{adapt!r}", key="optimizer.importance_adapt")
+        opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer", others=("importance_adapt",))
         below = opt.get("mcmc_below_ess")
         if below is not None and int(opt.get("importance", 0)) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
@@ -322,7 +334,8 @@ class RunConfig:
             # evaluations.
             jac_step=float(opt.get("jac_step", 1e-2)),
             polish_step=(None if opt.get("polish_step") is None
-                         else float(opt["polish_step"])))
+                         else float(opt["polish_step"])),
+            importance_adapt=adapt)
         return cls(ParameterSpace.from_dict(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),

@@ -75,6 +75,10 @@ class ReconstructSettings:
     # importance re-polishes), fraction of each prior's spread; None: no final polish
     # (recon.engines.refine)
     polish_step: float | None = None
+    # the importance proposal's refit rule between rounds: "moments" (weighted moments, the
+    # population Monte Carlo rule) or "quadratic" (a response-surface fit of the log
+    # posterior; recon.engines.importance_samples)
+    importance_adapt: str = "moments"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -290,7 +294,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         if settings.importance > 0:
             importance(problem, result, n=settings.importance, rng=rng,
                        diff_step=settings.jac_step, max_nfev=settings.max_nfev,
-                       polish_step=settings.polish_step, progress=progress)
+                       polish_step=settings.polish_step, adapt=settings.importance_adapt,
+                       progress=progress)
     judge(problem, result)
     if result.status == "failed":
         log.error("reconstruction failed: %s", result.status_reason)

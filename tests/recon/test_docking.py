@@ -161,6 +161,18 @@ def test_mcmc_below_ess_parsing():
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "optimizer": {**opt, "polish_step": bad}})
         assert e.value.key == "optimizer.polish_step"
+    # the importance proposal's refit rule: moments unless stated, one of two names
+    assert RunConfig.from_dict(run).settings.importance_adapt == "moments"
+    assert RunConfig.from_dict({**run, "optimizer": {**opt, "importance_adapt": "quadratic"}}
+                               ).settings.importance_adapt == "quadratic"
+    for bad in ("Quadratic", "", 1, True):
+        with pytest.raises(InputError, match="'moments', 'quadratic'") as e:
+            RunConfig.from_dict({**run, "optimizer": {**opt, "importance_adapt": bad}})
+        assert e.value.key == "optimizer.importance_adapt"
+    # a misspelt key is refused with the string key among the allowed ones
+    with pytest.raises(InputError, match="importance_adapt") as e:
+        RunConfig.from_dict({**run, "optimizer": {**opt, "importance_adpt": "quadratic"}})
+    assert e.value.key == "optimizer.importance_adpt"
     # without importance sampling there is no ESS to test
     with pytest.raises(InputError, match="importance") as e:
         RunConfig.from_dict({**run, "optimizer": {**opt, "importance": 0}})
