@@ -1,0 +1,96 @@
+"""The importance proposal's refit rules on a shipped peripheral flight, from a finished
+reconstruction's optimum (benchmarks/README.md, Peripheral flights).
+
+    .venv/bin/python benchmarks/importance_refit.py OUT/result.json low_energy \
+        [--adapt moments|quadratic] [--n 2000] [--seed 1] [--curvature 200]
+
+Takes the modes the reconstruction's importance stage used
+(``diagnostics.importance.mode_x``), their Jacobians at the run's ``jac_step`` (1e-2), and runs
+:func:`recon.engines.importance_samples` with the given refit rule: prints each round's
+effective sample size, the rules used, the total ESS, and every parameter's weighted mean and
+sd against the truth with the joint d2 of the 11 initial conditions (the posterior's Gaussian
+region, as :func:`recon.validation.joint_check`).
+
+``--curvature N`` first draws N points from the Laplace Gaussian at 1.5 of its scale and fits
+a full quadratic to their log posterior in the Laplace-whitened coordinates: the fit's
+residual sd and the eigenvalues of its Hessian in units of the Laplace one (``J^T J``), the
+measure of how far the finite-difference Jacobian is from the posterior's curvature.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+from scipy.stats import chi2
+
+from recon.engines import importance_samples, jacobian
+from recon.engines.laplace import laplace_covariance
+from recon.flight import flight_problem
+from telemetry_samples import SAMPLES_DIR
+
+FLIGHTS = SAMPLES_DIR / "flights" / "peripheral"
+SCENARIO = "models/peripheral/presets/reference.toml"
+
+
+def curvature(problem, x0, jac, n, rng):
+    """Quadratic fit of the log posterior over ``n`` draws from the Laplace Gaussian at 1.5 of
+    its scale: (residual sd, Hessian eigenvalues in units of J^T J)."""
+    cov = laplace_covariance(jac)
+    root = np.linalg.cholesky(cov)
+    z = 1.5 * rng.standard_normal((n, x0.size))
+    lp = problem.log_probability(x0[None, :] + z @ root.T)
+    ok = np.isfinite(lp)
+    z, lp = z[ok], lp[ok]
+    iu, ju = np.triu_indices(x0.size)
+    design = np.column_stack([np.ones(len(z)), z, z[:, iu] * z[:, ju]])
+    coef, *_ = np.linalg.lstsq(design, lp, rcond=None)
+    hess = np.zeros((x0.size, x0.size))
+    hess[iu, ju] = -coef[x0.size + 1:]
+    return float(np.std(lp - design @ coef)), np.linalg.eigvalsh(hess + hess.T)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("result")
+    ap.add_argument("flight")
+    ap.add_argument("--adapt", default="quadratic", choices=("moments", "quadratic"))
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--curvature", type=int, default=0)
+    a = ap.parse_args()
+    doc = json.loads(open(a.result).read())
+    step = float(doc["settings"]["engine"]["jac_step"])
+    problem = flight_problem(FLIGHTS / f"{a.flight}.parquet", SCENARIO,
+                             config=FLIGHTS / "run.toml").problem
+    truth = json.loads((FLIGHTS / f"{a.flight}.truth.json").read_text())["parameters"]
+    modes = [np.asarray(m, float) for m in doc["diagnostics"]["importance"]["mode_x"]]
+    jacs = [jacobian(problem, m, diff_step=step, with_prior=True) for m in modes]
+    rng = np.random.default_rng(a.seed)
+    if a.curvature:
+        rsd, eig = curvature(problem, modes[0], jacs[0], a.curvature, rng)
+        print(f"quadratic fit over {a.curvature} Laplace draws at 1.5 scale: residual sd "
+              f"{rsd:.2f}; Hessian eigenvalues / J^T J: {np.round(eig, 3)}")
+    t0 = time.time()
+    draws, _, info = importance_samples(problem, modes, jacs, a.n, rng, adapt=a.adapt)
+    print(f"{a.flight} {a.adapt}: ESS {info['ess']:.1f} of {a.n}; rounds "
+          f"{np.round(info['round_ess'], 1).tolist()}; refits {info['refits']}; "
+          f"mode weights {np.round(info['mode_weights'], 4).tolist()} ({time.time() - t0:.0f} s)")
+    names = list(problem.names)
+    ics = [n for n in names if n.startswith("rel_") and n in truth]
+    idx = [names.index(n) for n in ics]
+    med = np.median(draws, axis=0)
+    dev = np.array([truth[n] for n in ics]) - med[idx]
+    d2 = float(dev @ np.linalg.solve(np.cov(draws[:, idx].T), dev))
+    print(f"joint d2 of {len(ics)} initial conditions {d2:.2f} "
+          f"(95 % limit {chi2.ppf(0.95, len(ics)):.2f})")
+    mean, sd = draws.mean(axis=0), draws.std(axis=0)
+    for i, n in enumerate(names):
+        if n in truth:
+            print(f"  {n:13s} truth {truth[n]:+.5f} mean {mean[i]:+.5f} sd {sd[i]:.2e} "
+                  f"z {(truth[n] - mean[i]) / sd[i]:+.2f}")
+
+
+if __name__ == "__main__":
+    main()
