@@ -11,6 +11,11 @@ effective sample size, the rules used, the total ESS, and every parameter's weig
 sd against the truth with the joint d2 of the 11 initial conditions (the posterior's Gaussian
 region, as :func:`recon.validation.joint_check`).
 
+``--truth-lr BEST`` prints the truth's likelihood-ratio statistic against the best cost
+``BEST``: ``2 (cost(truth) - BEST)`` for all the free parameters, and with the clock offset
+re-fitted (a bounded 1-d search) for the initial conditions, with their chi-square tail
+probabilities: how far inside its 95 % region a calibrated posterior puts the truth.
+
 ``--curvature N`` first draws N points from the Laplace Gaussian at 1.5 of its scale and fits
 a full quadratic to their log posterior in the Laplace-whitened coordinates: the fit's
 residual sd and the eigenvalues of its Hessian in units of the Laplace one (``J^T J``), the
@@ -51,6 +56,33 @@ def curvature(problem, x0, jac, n, rng):
     return float(np.std(lp - design @ coef)), np.linalg.eigvalsh(hess + hess.T)
 
 
+def truth_lr(problem, truth, best):
+    """Print the truth's likelihood-ratio statistics against the best cost ``best``."""
+    from scipy.optimize import minimize_scalar
+
+    names = list(problem.names)
+    xt = np.array([truth[n] for n in names])
+
+    def cost(x):
+        r = problem.least_squares_residuals(x)
+        return 0.5 * float(r @ r)
+
+    k = names.index("clock_offset")
+
+    def with_clock(c):
+        x = xt.copy()
+        x[k] = c
+        return cost(x)
+
+    fit = minimize_scalar(with_clock, bounds=(xt[k] - 0.02, xt[k] + 0.02), method="bounded",
+                          options={"xatol": 1e-5})
+    all_lr, ic_lr = 2 * (cost(xt) - best), 2 * (fit.fun - best)
+    print(f"truth cost {cost(xt):.2f}, {fit.fun:.2f} with the clock at {fit.x:.5f} s; "
+          f"LR {all_lr:.2f} for {len(names)} (p {chi2.sf(all_lr, len(names)):.3f}), "
+          f"{ic_lr:.2f} for the {len(names) - 1} initial conditions "
+          f"(p {chi2.sf(ic_lr, len(names) - 1):.3f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("result")
@@ -59,12 +91,15 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--curvature", type=int, default=0)
+    ap.add_argument("--truth-lr", type=float, default=None, metavar="BEST")
     a = ap.parse_args()
     doc = json.loads(open(a.result).read())
     step = float(doc["settings"]["engine"]["jac_step"])
     problem = flight_problem(FLIGHTS / f"{a.flight}.parquet", SCENARIO,
                              config=FLIGHTS / "run.toml").problem
     truth = json.loads((FLIGHTS / f"{a.flight}.truth.json").read_text())["parameters"]
+    if a.truth_lr is not None:
+        truth_lr(problem, truth, a.truth_lr)
     modes = [np.asarray(m, float) for m in doc["diagnostics"]["importance"]["mode_x"]]
     jacs = [jacobian(problem, m, diff_step=step, with_prior=True) for m in modes]
     rng = np.random.default_rng(a.seed)
