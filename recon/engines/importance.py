@@ -18,6 +18,21 @@ __all__ = ["importance", "importance_samples", "find_modes", "quadratic_fit"]
 log = logging.getLogger("dockrecon.engines")
 
 
+def _scaled_eigh(cov) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sd, w, v)`` with ``cov = D v diag(w) v^T D``, ``D = diag(sd)`` (``cov``
+    symmetrized; a zero standard deviation taken as 1, eigenvalues held above 1e-300).
+
+    Factorized as D R D with D the standard deviations: the eigenvalues of the
+    correlation-scaled R stay resolved when the parameters' SI magnitudes differ by many
+    orders (those of ``cov`` itself only to eps times the largest). ``D v sqrt(w)`` is a
+    square root of ``cov``."""
+    c = 0.5 * (np.asarray(cov, float) + np.asarray(cov, float).T)
+    sd = np.sqrt(np.clip(np.diag(c), 0.0, None))
+    sd = np.where(sd > 0, sd, 1.0)
+    w, v = np.linalg.eigh(c / np.outer(sd, sd))
+    return sd, np.clip(w, 1e-300, None), v
+
+
 class _MixtureT:
     """Mixture of multivariate Student-t densities (shared ``df``), for importance sampling."""
 
@@ -27,14 +42,7 @@ class _MixtureT:
         self.alphas = np.asarray(alphas, float) / np.sum(alphas)
         self.roots, self.precs, self.logdets = [], [], []
         for c in covs:
-            c = 0.5 * (np.asarray(c, float) + np.asarray(c, float).T)
-            # factorized as D R D with D the standard deviations: the eigenvalues of the
-            # correlation-scaled R stay resolved when the parameters' SI magnitudes differ by
-            # many orders (those of c itself only to eps times the largest)
-            sd = np.sqrt(np.clip(np.diag(c), 0.0, None))
-            sd = np.where(sd > 0, sd, 1.0)
-            w, v = np.linalg.eigh(c / np.outer(sd, sd))
-            w = np.clip(w, 1e-300, None)
+            sd, w, v = _scaled_eigh(c)
             self.roots.append(sd[:, None] * v * np.sqrt(w)[None, :])
             self.precs.append(((v / w[None, :]) @ v.T) / np.outer(sd, sd))
             self.logdets.append(float(np.sum(np.log(w)) + 2.0 * np.sum(np.log(sd))))
@@ -106,11 +114,8 @@ def quadratic_fit(x: np.ndarray, log_p: np.ndarray, centre: np.ndarray, cov: np.
     ok &= log_p >= log_p[ok].max() - chi2.ppf(0.999, d)
     if ok.sum() < 2 * ncoef:
         return None
-    c = 0.5 * (np.asarray(cov, float) + np.asarray(cov, float).T)
-    sd = np.sqrt(np.clip(np.diag(c), 0.0, None))
-    sd = np.where(sd > 0, sd, 1.0)
-    ev, vec = np.linalg.eigh(c / np.outer(sd, sd))
-    root = sd[:, None] * vec * np.sqrt(np.clip(ev, 1e-300, None))[None, :]
+    sd, ev, vec = _scaled_eigh(cov)
+    root = sd[:, None] * vec * np.sqrt(ev)[None, :]
     z = np.linalg.solve(root, (x[ok] - np.asarray(centre, float)[None, :]).T).T
     iu, ju = np.triu_indices(d)
     design = np.column_stack([np.ones(len(z)), z, z[:, iu] * z[:, ju]])
