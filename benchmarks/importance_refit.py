@@ -2,7 +2,8 @@
 reconstruction's optimum (benchmarks/README.md, Peripheral flights).
 
     .venv/bin/python benchmarks/importance_refit.py OUT/result.json low_energy \
-        [--adapt moments|quadratic] [--n 2000] [--seed 1] [--curvature 200]
+        [--adapt moments|quadratic] [--n 2000] [--n-max 4000 --ess-target 100] [--seed 1]
+        [--curvature 200]
 
 Takes the modes the reconstruction's importance stage used
 (``diagnostics.importance.mode_x``), their Jacobians at the run's ``jac_step`` (1e-2), and runs
@@ -89,6 +90,8 @@ def main() -> None:
     ap.add_argument("flight")
     ap.add_argument("--adapt", default="quadratic", choices=("moments", "quadratic"))
     ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--n-max", type=int, default=None)
+    ap.add_argument("--ess-target", type=float, default=None)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--curvature", type=int, default=0)
     ap.add_argument("--truth-lr", type=float, default=None, metavar="BEST")
@@ -108,8 +111,9 @@ def main() -> None:
         print(f"quadratic fit over {a.curvature} Laplace draws at 1.5 scale: residual sd "
               f"{rsd:.2f}; Hessian eigenvalues / J^T J: {np.round(eig, 3)}")
     t0 = time.time()
-    draws, _, info = importance_samples(problem, modes, jacs, a.n, rng, adapt=a.adapt)
-    print(f"{a.flight} {a.adapt}: ESS {info['ess']:.1f} of {a.n}; rounds "
+    draws, _, info = importance_samples(problem, modes, jacs, a.n, rng, adapt=a.adapt,
+                                        n_max=a.n_max, ess_target=a.ess_target)
+    print(f"{a.flight} {a.adapt}: ESS {info['ess']:.1f} of {info['n_proposal']}; rounds "
           f"{np.round(info['round_ess'], 1).tolist()}; refits {info['refits']}; "
           f"mode weights {np.round(info['mode_weights'], 4).tolist()} ({time.time() - t0:.0f} s)")
     names = list(problem.names)

@@ -41,6 +41,9 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
                              #   quadratic fit of the log posterior over the draws instead of
                              #   their weighted moments (default "moments";
                              #   recon.engines.importance_samples)
+    importance_max = 4000    # optional: go on sampling, a round (importance / 4 draws) at a
+                             #   time, while the effective sample size is below
+                             #   mcmc_below_ess, up to this many draws (default: importance)
     mcmc_below_ess = 100     # optional: emcee only when the importance sampling's effective
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
@@ -209,6 +212,7 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "polish_step": (False, 1e-8, 1.0),
     "draws": (True, 1, 100_000),
     "importance": (True, 0, 10_000_000),
+    "importance_max": (True, 0, 10_000_000),
     "mcmc_below_ess": (False, 1e-9, 1e9),
     "search_retries": (True, 0, 100),
 }
@@ -310,6 +314,15 @@ class RunConfig:
         if below is not None and int(opt.get("importance", 0)) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
                              key="optimizer.mcmc_below_ess")
+        imax = opt.get("importance_max")
+        if imax is not None:
+            if below is None:
+                raise InputError("needs optimizer.mcmc_below_ess (the effective sample size "
+                                 "the extra rounds aim at)", key="optimizer.importance_max")
+            if imax < int(opt.get("importance", 0)):
+                raise InputError(f"must be at least optimizer.importance "
+                                 f"({int(opt.get('importance', 0))}), got {imax}",
+                                 key="optimizer.importance_max")
         retries = opt.get("search_retries", 2)
         sampler = dict(d.get("sampler", {}))
         if walkers is not None:
@@ -335,7 +348,8 @@ class RunConfig:
             jac_step=float(opt.get("jac_step", 1e-2)),
             polish_step=(None if opt.get("polish_step") is None
                          else float(opt["polish_step"])),
-            importance_adapt=adapt)
+            importance_adapt=adapt,
+            importance_max=None if imax is None else int(imax))
         return cls(ParameterSpace.from_dict(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),

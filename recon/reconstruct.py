@@ -79,6 +79,9 @@ class ReconstructSettings:
     # population Monte Carlo rule) or "quadratic" (a response-surface fit of the log
     # posterior; recon.engines.importance_samples)
     importance_adapt: str = "moments"
+    # at most this many importance draws: extra rounds while the effective sample size is
+    # below mcmc_below_ess (None: ``importance``; recon.engines.importance_samples)
+    importance_max: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -295,6 +298,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
             importance(problem, result, n=settings.importance, rng=rng,
                        diff_step=settings.jac_step, max_nfev=settings.max_nfev,
                        polish_step=settings.polish_step, adapt=settings.importance_adapt,
+                       n_max=settings.importance_max, ess_target=settings.mcmc_below_ess,
                        progress=progress)
     judge(problem, result)
     if result.status == "failed":

@@ -136,11 +136,39 @@ def quadratic_fit(x: np.ndarray, log_p: np.ndarray, centre: np.ndarray, cov: np.
     return np.asarray(centre, float) + root @ zc, 0.5 * (new_cov + new_cov.T)
 
 
+def _mixture_log_weights(all_x, all_lp, mixes, counts) -> np.ndarray:
+    """Log importance weights of all the draws so far against the average of the proposals
+    that drew them, each weighted by its share of the draws (the deterministic-mixture
+    weights of adaptive multiple importance sampling); -inf where the posterior is 0."""
+    from scipy.special import logsumexp
+
+    draws, log_p = np.vstack(all_x), np.concatenate(all_lp)
+    frac = np.log(np.asarray(counts, float) / sum(counts))
+    log_q = logsumexp(np.column_stack([m.logpdf(draws) for m in mixes]) + frac[None, :],
+                      axis=1)
+    return np.where(np.isfinite(log_p), log_p - log_q, -np.inf)
+
+
+def _kish(log_w: np.ndarray) -> float:
+    """Kish effective sample size of log weights (0 when none is finite)."""
+    ok = np.isfinite(log_w)
+    if not ok.any():
+        return 0.0
+    w = np.exp(log_w[ok] - log_w[ok].max())
+    return float(w.sum() ** 2 / np.sum(w * w))
+
+
+#: Least share of a round's importance weight a component must carry to be refitted by the
+#: quadratic rule (otherwise the moments rule).
+_MIN_SHARE = 0.05
+
+
 def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                        jac_all: np.ndarray | Sequence[np.ndarray], n: int,
                        rng: np.random.Generator, *, n_out: int = 4000, df: float = 4.0,
                        inflate: float = 1.5, rounds: int = 4, adapt: str = "moments",
-                       fit_inflate: float = 1.2, progress=None
+                       fit_inflate: float = 1.2, n_max: int | None = None,
+                       ess_target: float | None = None, progress=None
                        ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Posterior draws by adaptive importance sampling over one or several modes.
 
@@ -164,7 +192,15 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     not only the heavy ones, so it adapts when the weights are degenerate: when the first
     proposal is several times too narrow in a few directions, the weighted moments rest on
     one or two draws (and the zoom-in above shrinks the component further). A component the
-    fit cannot serve (too few draws, a singular design) is refitted by the moments rule.
+    fit cannot serve (too few draws, a singular design), or that carries less than 5 % of the
+    round's weight, is refitted by the moments rule. The fit is whitened by the component's
+    *first* proposal, so its limits hold for all rounds together: the fitted scale stays
+    within a factor 5 of the first proposal's in every direction (0.3-7.5 times the Laplace
+    scale at ``inflate`` 1.5), the centre within 3 of its whitened units of the last one, and
+    no marginal standard deviation exceeds the prior box's ``(upper - lower) / sqrt(12)``
+    (a uniform prior's). Why: whitened by the last proposal instead, a direction the fit
+    finds flat was widened 5 times per round with nothing to stop it; on the low-energy
+    flight a proposal so refitted had a round ESS of 4.8 of 500 (benchmarks/README.md).
 
     Why: on the low-energy peripheral flight the finite-difference Jacobian overstates the
     curvature. A quadratic fit of the log posterior over 200 draws from the Laplace Gaussian
@@ -179,6 +215,15 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     narrower than ``inflate``: the efficiency of a Gaussian proposal ``s`` times wider than a
     Gaussian posterior is ``(sqrt(2 s^2 - 1) / s^2)^d``, for ``d = 12`` 0.55 at ``s = 1.2``
     and 0.11 at 1.5.
+
+    With ``ess_target`` and ``n_max > n``, the sampler goes on after its ``rounds`` rounds,
+    one round of ``n / rounds`` draws at a time (refitted as before), while the effective
+    sample size of all the draws so far (deterministic-mixture weights) is below
+    ``ess_target`` and another round stays within ``n_max`` draws in all. Why: a proposal
+    that starts several times too narrow spends its first rounds learning its scale (on the
+    low-energy peripheral flight, round ESS 1-16 of 500 in the first two), and one refit in
+    three then fell back (ESS 83 then 53; total 97, below the 100 at which the engine runs
+    emcee, hours on that record). A few hundred more draws cost a minute.
 
     Why: the probe-cone posterior is neither one mode nor a Gaussian. The cost is a bowl with a
     roughness of a few units on top (events snap to the integration step) and, in roll,
@@ -200,19 +245,27 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         ``best_draw`` and ``best_log_prob`` (the most probable proposal draw), ``adapt``,
         ``round_ess`` (each round's effective sample size against its own proposal) and
         ``refits`` (per round, the rule each component was refitted by: ``"quadratic"``,
-        ``"moments"`` or ``"zoom"``).
+        ``"moments"`` or ``"zoom"``), ``extra_rounds`` (rounds beyond ``rounds``) and
+        ``proposal_sd`` (each component's marginal scales in the last round).
     """
     if adapt not in ("moments", "quadratic"):
         raise ValueError(f"adapt must be 'moments' or 'quadratic', got {adapt!r}")
     xs = [np.asarray(x, float)] if np.ndim(x) == 1 else [np.asarray(v, float) for v in x]
     js = [jac_all] if np.ndim(jac_all) == 2 else list(jac_all)
     covs = [laplace_covariance(j) * inflate ** 2 for j in js]
+    covs0 = list(covs)
+    space = getattr(problem, "space", None)
+    box_sd = (None if space is None
+              else np.asarray(space.upper, float) - np.asarray(space.lower, float))
     mix = _MixtureT(xs, covs, np.ones(len(xs)), df)
     rounds = max(1, int(rounds))
     per = max(1, n // rounds)
+    n_max = per * rounds if n_max is None else max(int(n_max), per * rounds)
     all_x, all_lp, mixes, counts = [], [], [], []
     round_ess, refits = [], []
-    for r in range(rounds):
+    r = -1
+    while True:
+        r += 1
         xr = mix.sample(per, rng)
         lp = problem.log_probability(xr)
         all_x.append(xr)
@@ -220,7 +273,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         mixes.append(mix)
         counts.append(per)
         if progress is not None:
-            progress("importance", r + 1, rounds)
+            progress("importance", r + 1, max(rounds, r + 1))
         lq = mix.logpdf(xr)
         lw = np.where(np.isfinite(lp), lp - lq, -np.inf)
         if np.isfinite(lw).any():
@@ -228,8 +281,10 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
             round_ess.append(float(w.sum() ** 2 / np.sum(w * w)))
         else:
             round_ess.append(0.0)
-        if r == rounds - 1:
-            break
+        if r >= rounds - 1:
+            if (ess_target is None or sum(counts) + per > n_max
+                    or _kish(_mixture_log_weights(all_x, all_lp, mixes, counts)) >= ess_target):
+                break
         if not np.isfinite(lw).any():
             continue
         # refit each component to the draws it is responsible for
@@ -248,11 +303,19 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                 alphas.append(mix.alphas[j])
                 how.append("kept")
                 continue
-            fit = (quadratic_fit(xa[own == j], lpa[own == j], mix.means[j], covs[j])
-                   if adapt == "quadratic" else None)
+            # a component with little of the round's weight is left to the moments rule: its
+            # own draws lie mostly on its border with the others, a poor base for a fit
+            fit = (quadratic_fit(xa[own == j], lpa[own == j], mix.means[j], covs0[j])
+                   if adapt == "quadratic" and sw >= _MIN_SHARE * w.sum() else None)
             if fit is not None:
+                cq = fit[1] * fit_inflate ** 2
+                if box_sd is not None:
+                    # no wider than the prior box: a uniform prior's sd is width / sqrt(12)
+                    sq = np.sqrt(np.clip(np.diag(cq), 0.0, None))
+                    f = np.minimum(1.0, (box_sd / np.sqrt(12.0)) / np.where(sq > 0, sq, 1.0))
+                    cq = cq * np.outer(f, f)
                 means.append(fit[0])
-                cvs.append(fit[1] * fit_inflate ** 2)
+                cvs.append(cq)
                 alphas.append(max(sw, 1e-3 * w.sum()))
                 how.append("quadratic")
                 continue
@@ -277,12 +340,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         mix = _MixtureT(means, cvs, alphas, df)
     draws = np.vstack(all_x)
     log_p = np.concatenate(all_lp)
-    from scipy.special import logsumexp
-
-    frac = np.log(np.asarray(counts, float) / sum(counts))
-    log_q = logsumexp(np.column_stack([m.logpdf(draws) for m in mixes]) + frac[None, :],
-                      axis=1)
-    log_w = np.where(np.isfinite(log_p), log_p - log_q, -np.inf)
+    log_w = _mixture_log_weights(all_x, all_lp, mixes, counts)
     finite = np.isfinite(log_w)
     if not finite.any():
         raise RuntimeError("importance sampling: no proposal draw has a finite posterior")
@@ -302,8 +360,10 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     info = {"best_draw": draws[ib], "best_log_prob": float(log_p[ib]),
             "n_proposal": int(draws.shape[0]), "ess": ess,
             "ess_fraction": ess / draws.shape[0], "df": df, "inflate": inflate,
-            "rounds": rounds, "finite": int(finite.sum()), "modes": len(xs),
-            "mode_weights": shares, "adapt": adapt, "round_ess": round_ess, "refits": refits}
+            "rounds": r + 1, "extra_rounds": r + 1 - rounds, "finite": int(finite.sum()),
+            "modes": len(xs), "mode_weights": shares, "adapt": adapt, "round_ess": round_ess,
+            "refits": refits,
+            "proposal_sd": [np.sqrt(np.clip(np.diag(c), 0.0, None)).tolist() for c in covs]}
     return samples, stderr, info
 
 
@@ -343,7 +403,8 @@ def find_modes(problem, result: Result, *, diff_step: float, delta: float = 25.0
 def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
                diff_step: float = 1e-4, max_nfev: int | None = None,
                repolish: int = 2, polish_step: float | None = None,
-               adapt: str = "moments", progress=None) -> Result:
+               adapt: str = "moments", n_max: int | None = None,
+               ess_target: float | None = None, progress=None) -> Result:
     """The importance-sampling engine: :func:`importance_samples` over the modes of the
     result's runs (:func:`find_modes`), as the ``"importance"`` posterior.
 
@@ -352,14 +413,15 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     ``"importance"``; at most ``repolish`` times; finite-difference step ``polish_step``, or
     ``diff_step`` when None), redoes the Laplace engine at the new optimum and samples again.
     ``diagnostics.importance`` records the effective sample size, the modes and their
-    weights, and the re-polishes. ``adapt`` is the proposal's refit rule
-    (:func:`importance_samples`). When no proposal draw has a finite posterior the result is
+    weights, and the re-polishes. ``adapt`` is the proposal's refit rule, ``n_max`` and
+    ``ess_target`` its extra rounds (:func:`importance_samples`). When no proposal draw has a finite posterior the result is
     ``failed``.
     """
     for attempt in range(repolish + 1):
         modes, jacs = find_modes(problem, result, diff_step=diff_step)
         try:
             draws, se, info = importance_samples(problem, modes, jacs, n, rng, adapt=adapt,
+                                                 n_max=n_max, ess_target=ess_target,
                                                  progress=progress)
         except RuntimeError as exc:
             return result.fail(f"importance sampling around the optimum: {exc}")

@@ -177,6 +177,20 @@ def test_mcmc_below_ess_parsing():
     with pytest.raises(InputError, match="importance") as e:
         RunConfig.from_dict({**run, "optimizer": {**opt, "importance": 0}})
     assert e.value.key == "optimizer.mcmc_below_ess"
+    # extra importance rounds: off unless stated; at least `importance` draws, and only with
+    # an ESS to aim at
+    assert RunConfig.from_dict(run).settings.importance_max is None
+    n_is = int(opt["importance"])
+    assert RunConfig.from_dict({**run, "optimizer": {**opt, "importance_max": 2 * n_is}}
+                               ).settings.importance_max == 2 * n_is
+    for bad in (n_is - 1, 1.5, "4000", True):
+        with pytest.raises(InputError) as e:
+            RunConfig.from_dict({**run, "optimizer": {**opt, "importance_max": bad}})
+        assert e.value.key == "optimizer.importance_max"
+    no_target = {k: v for k, v in opt.items() if k != "mcmc_below_ess"}
+    with pytest.raises(InputError, match="mcmc_below_ess") as e:
+        RunConfig.from_dict({**run, "optimizer": {**no_target, "importance_max": 2 * n_is}})
+    assert e.value.key == "optimizer.importance_max"
 
 
 def test_fit_window_removes_the_chaotic_tail(tmp_path):

@@ -127,3 +127,61 @@ def test_adapt_rule_is_checked():
     problem, mean, cov, J = _linear_problem()
     with pytest.raises(ValueError, match="adapt"):
         importance_samples(problem, mean, J, 100, np.random.default_rng(0), adapt="moment")
+
+
+def _flat_problem(half_width):
+    """Two parameters the residuals pin (unit sd) and a third they do not see, under a
+    uniform prior of ``half_width`` either side of 0: a posterior flat in the third."""
+    rng = np.random.default_rng(11)
+    A = rng.normal(size=(40, 2))
+    d = 0.5 * rng.standard_normal(40)
+    space = ParameterSpace([Parameter("a", "", 0.0, Prior("uniform", -50.0, 50.0)),
+                            Parameter("b", "", 0.0, Prior("uniform", -50.0, 50.0)),
+                            Parameter("c", "", 0.0, Prior("uniform", -half_width, half_width))])
+    problem = ResidualProblem(space, lambda th: th[:, :2] @ A.T - d[None, :], 40, sigma=0.5)
+    # the Jacobian a wrong finite difference would give: a curvature in c of 1e4 (sd 0.01)
+    J = np.zeros((42, 3))
+    J[:40, :2] = A / 0.5
+    J[40:, 2] = 100.0 / np.sqrt(2.0)
+    return problem, np.zeros(3), J
+
+
+@pytest.mark.parametrize("half_width, limit", [(1.0, 5 * 1.5 * 0.01 * 1.2),
+                                               (0.05, 0.1 / np.sqrt(12.0))])
+def test_quadratic_refit_widens_a_flat_direction_within_its_limits(half_width, limit):
+    """A direction the fit finds flat widens to the limit of the whole run, not 5 times per
+    round: 5 times the first proposal's scale (the Laplace sd 0.01 at ``inflate`` 1.5, then
+    ``fit_inflate`` 1.2: 0.09), or the prior box's uniform sd ``width / sqrt(12)`` when that
+    is narrower. Refitted from the last proposal instead, the scale after three refits would
+    be 0.09 * 5^2 capped only by the box."""
+    problem, x0, J = _flat_problem(half_width)
+    _, _, info = importance_samples(problem, x0, J, 2000, np.random.default_rng(3),
+                                    adapt="quadratic")
+    assert info["refits"] == [["quadratic"]] * 3
+    sd_c = info["proposal_sd"][0][2]
+    assert limit * 0.999 < sd_c < limit * (1 + 1e-9)
+
+
+def test_extra_rounds_until_the_effective_sample_size_target():
+    """Rounds beyond ``rounds`` while the total ESS is below ``ess_target``, within ``n_max``
+    draws: none when the target is met, all of ``n_max`` when it never is (the moments rule
+    on the overstated Jacobian: total ESS about 14 at 2000 draws), and as many as it takes
+    when it is met on the way (the quadratic refit: about 1000 at 2000 draws and 300 more
+    per round of 500)."""
+    problem, mean, cov, J = _linear_problem()
+    bad = J * np.array([5.0, 6.0, 4.0, 1, 1, 1, 1, 1])[None, :]
+    _, _, met = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
+                                   n_max=4000, ess_target=5.0)
+    assert met["n_proposal"] == 2000 and met["rounds"] == 4 and met["extra_rounds"] == 0
+    _, _, never = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
+                                     n_max=4000, ess_target=1e9)
+    assert never["n_proposal"] == 4000 and never["extra_rounds"] == 4
+    assert len(never["round_ess"]) == 8
+    _, _, quad = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
+                                    adapt="quadratic", n_max=6000, ess_target=1500.0)
+    assert quad["extra_rounds"] >= 1 and quad["ess"] >= 1500.0
+    assert quad["n_proposal"] < 6000
+    # without a target the draw count is ``n``, whatever ``n_max``
+    _, _, plain = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
+                                     n_max=4000)
+    assert plain["n_proposal"] == 2000
