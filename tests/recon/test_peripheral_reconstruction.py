@@ -10,7 +10,7 @@ from models.unit import get_unit
 from recon.flight import flight_problem
 from recon.search import first_guess, rates_pinned
 from telemetry_samples import SAMPLES_DIR
-from tests.recon._shipped import check_shipped_reconstruction
+from tests.recon._shipped import check_search, check_shipped_reconstruction
 
 FLIGHTS = SAMPLES_DIR / "flights" / "peripheral"
 SCENARIO = PRESETS / "reference.toml"
@@ -75,30 +75,23 @@ def test_profiled_clock_aligns_the_capture(flight):
 
 
 # The truth of the nominal and the misaligned flight lies inside the joint 95 % region of the
-# shipped engine's posterior (run.toml, seed 1): measured with this test at commit 2b9ada8,
-# d2 9.9 and 13.1 for 19.7 (benchmarks/README.md, "Peripheral flights"). The nominal record
-# is its second noise draw: with the first the truth's own likelihood-ratio statistic was
-# 22.1 (chi2_12 p 0.037) and the posterior left it outside (d2 23.9, p 0.013), a draw a
-# calibrated posterior leaves outside one time in twenty
+# shipped engine's posterior (run.toml, seed 1): measured with this test at commit 951f97f
+# (quadratic refit), d2 9.2 and 14.1 for 19.7 (benchmarks/README.md, "Peripheral flights").
+# The nominal record is its second noise draw: with the first the truth's own
+# likelihood-ratio statistic was 22.1 (chi2_12 p 0.037) and the posterior left it outside
+# (d2 23.9, p 0.013), a draw a calibrated posterior leaves outside one time in twenty
 # (telemetry_samples/flights/peripheral/generate.py).
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flight", ["nominal", "misaligned", "low_energy"])
+@pytest.mark.parametrize("flight", ["nominal", "misaligned"])
 def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     """The shipped engine on a shipped peripheral flight: first guess, screen, polish at
     ``jac_step`` and on at ``polish_step``, importance sampling with the quadratic refit,
-    emcee only below ESS 100. About 10 min each on a shared core, the low-energy flight 35.
+    emcee only below ESS 100. About 20 min each on a core shared with two other jobs.
 
-    Measured with the shipped run.toml, seed 1 (benchmarks/README.md, Peripheral flights):
-
-    * nominal and misaligned: importance ESS 975 and 867 with the moments refit;
-    * low energy (0.038 m/s, 3 % above the capture threshold; a 7-s record, the latches
-      triggering one pair at a time): the 1e-2 polish ends at cost 716.8 and the 1e-3 polish
-      (``polish_step``) takes it on to 702.46 (a 1e-3 polish from the truth ends at 703.6;
-      the truth costs 711.9). The moments refit left the importance ESS at 10 of 2000, so
-      the engine went on to emcee, hours on this record; the quadratic refit
-      (``importance_adapt``) gives 358 from the same optimum.
+    Measured with the shipped run.toml, seed 1, at 951f97f: importance ESS 910 and 823 of
+    2000 (the moments refit gave 975 and 867), so no emcee.
 
     What must hold if the method is right, whatever the noise draw
     (:func:`tests.recon._shipped.check_shipped_reconstruction`):
@@ -117,3 +110,40 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
                              config=FLIGHTS / "run.toml", seed=1)
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
     check_shipped_reconstruction(_problem(flight), _truth(flight), res, doc)
+
+
+@pytest.mark.slow
+def test_low_energy_peripheral_reconstruction(tmp_path):
+    """The shipped engine on the low-energy flight (0.038 m/s, 3 % above the capture
+    threshold; a 7-s record, the latches triggering one pair at a time); about 50 min on a
+    core shared with two other jobs.
+
+    Asserted: the polish finds the truth's basin (:func:`tests.recon._shipped.check_search`),
+    the importance proposal is good enough that the engine does not go on to emcee (ESS at
+    least 100, the shipped ``mcmc_below_ess``; emcee takes hours on this record), and the
+    closing velocity's 68 % interval is narrower than 0.01 m/s. Measured at 951f97f, seed 1:
+    best cost 724.67 (a 1e-3 polish from the truth: 725.97; the truth costs 734.63), ESS 190
+    of 2000 (rounds 12.6, 5.1, 10.6, 148.7; with the moments refit the first draw of this
+    flight had ESS 10), the 68 % width 0.17 mm/s.
+
+    Not asserted: the truth inside the posterior's joint 95 % region (issue 19's acceptance,
+    not met on this flight). The truth's own likelihood-ratio statistic, ``2 (cost(truth) -
+    best)``, is at the chi2 95 % limit on both noise draws of this record: 19.4 (draw 0) and
+    19.85 (draw 1) for the 11 initial conditions with the clock re-fitted (limit 19.68; p
+    0.054 and 0.047), with the model's output at 100 Hz as at 1 kHz (20.8 for all 12 at
+    1 kHz, 19.9 at 100 Hz). So a calibrated posterior puts the truth on the edge of its
+    region, and the measured d2 (22.5 at 951f97f; 17-34 over sampler seeds on draw 0) falls
+    on either side. Two draws in a row at p 0.05 is itself unlikely (0.054 x 0.047, about 1
+    in 400, if the statistic were chi2): whether the peripheral likelihood is biased on this record, or it
+    is chance, is for the calibration study (``dockrecon study calibration``; issue 19) and
+    benchmarks/README.md, Peripheral flights."""
+    from recon.flight import reconstruct_flight
+
+    res = reconstruct_flight(FLIGHTS / "low_energy.parquet", SCENARIO, tmp_path / "out",
+                             config=FLIGHTS / "run.toml", seed=1)
+    doc = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert res.diagnostics["importance"]["ess"] >= 100
+    assert res.diagnostics["method"] == "importance"
+    check_search(_problem("low_energy"), _truth("low_energy"), res)
+    lo, hi = doc["parameters"]["rel_vel_x"]["ci68"]
+    assert hi - lo < 0.01
