@@ -319,9 +319,9 @@ class RunConfig:
             if below is None:
                 raise InputError("needs optimizer.mcmc_below_ess (the effective sample size "
                                  "the extra rounds aim at)", key="optimizer.importance_max")
-            if imax < int(opt.get("importance", 0)):
-                raise InputError(f"must be at least optimizer.importance "
-                                 f"({int(opt.get('importance', 0))}), got {imax}",
+            n_is = int(opt.get("importance", 0))
+            if imax < n_is:
+                raise InputError(f"must be at least optimizer.importance ({n_is}), got {imax}",
                                  key="optimizer.importance_max")
         retries = opt.get("search_retries", 2)
         sampler = dict(d.get("sampler", {}))

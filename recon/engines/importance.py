@@ -3,6 +3,7 @@ from a Student-t mixture proposal over the optima the search found.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -255,17 +256,15 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     covs = [laplace_covariance(j) * inflate ** 2 for j in js]
     covs0 = list(covs)
     space = getattr(problem, "space", None)
-    box_sd = (None if space is None
-              else np.asarray(space.upper, float) - np.asarray(space.lower, float))
+    box_sd = (None if space is None else (np.asarray(space.upper, float)
+                                          - np.asarray(space.lower, float)) / np.sqrt(12.0))
     mix = _MixtureT(xs, covs, np.ones(len(xs)), df)
     rounds = max(1, int(rounds))
     per = max(1, n // rounds)
     n_max = per * rounds if n_max is None else max(int(n_max), per * rounds)
     all_x, all_lp, mixes, counts = [], [], [], []
     round_ess, refits = [], []
-    r = -1
-    while True:
-        r += 1
+    for r in itertools.count():
         xr = mix.sample(per, rng)
         lp = problem.log_probability(xr)
         all_x.append(xr)
@@ -276,17 +275,14 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
             progress("importance", r + 1, max(rounds, r + 1))
         lq = mix.logpdf(xr)
         lw = np.where(np.isfinite(lp), lp - lq, -np.inf)
-        if np.isfinite(lw).any():
-            w = np.exp(lw - lw[np.isfinite(lw)].max())
-            round_ess.append(float(w.sum() ** 2 / np.sum(w * w)))
-        else:
-            round_ess.append(0.0)
+        round_ess.append(_kish(lw))
         if r >= rounds - 1:
             if (ess_target is None or sum(counts) + per > n_max
                     or _kish(_mixture_log_weights(all_x, all_lp, mixes, counts)) >= ess_target):
                 break
         if not np.isfinite(lw).any():
             continue
+        w = np.exp(lw - lw[np.isfinite(lw)].max())
         # refit each component to the draws it is responsible for
         comp = mix.component_logpdf(xr) + np.log(mix.alphas)[None, :]
         resp = np.exp(comp - lq[:, None])
@@ -312,7 +308,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                 if box_sd is not None:
                     # no wider than the prior box: a uniform prior's sd is width / sqrt(12)
                     sq = np.sqrt(np.clip(np.diag(cq), 0.0, None))
-                    f = np.minimum(1.0, (box_sd / np.sqrt(12.0)) / np.where(sq > 0, sq, 1.0))
+                    f = np.minimum(1.0, box_sd / np.where(sq > 0, sq, 1.0))
                     cq = cq * np.outer(f, f)
                 means.append(fit[0])
                 cvs.append(cq)
@@ -414,8 +410,8 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     ``diff_step`` when None), redoes the Laplace engine at the new optimum and samples again.
     ``diagnostics.importance`` records the effective sample size, the modes and their
     weights, and the re-polishes. ``adapt`` is the proposal's refit rule, ``n_max`` and
-    ``ess_target`` its extra rounds (:func:`importance_samples`). When no proposal draw has a finite posterior the result is
-    ``failed``.
+    ``ess_target`` its extra rounds (:func:`importance_samples`). When no proposal draw has a
+    finite posterior the result is ``failed``.
     """
     for attempt in range(repolish + 1):
         modes, jacs = find_modes(problem, result, diff_step=diff_step)
