@@ -4,6 +4,9 @@ subprocess of the resume test).
 * :func:`linear_problem`: stroke(t) = a + b t + c sin(3 t) (+ d g(t), g zero on the record
   when ``unidentifiable``), Gaussian noise, normal priors -> the posterior is Gaussian with the
   closed form of :func:`linear_posterior`.
+* :func:`flat_linear_problem`: ``d = A theta + e`` as a bare residual problem under wide
+  flat priors -> a Gaussian posterior of closed-form mean and covariance, with the exact
+  Jacobian.
 * :func:`oscillator_problem`: free damped oscillation of the probe (stroke) with a contact flag
   (stroke > 0) and a clock offset; truth known, recovered from seeded data.
 """
@@ -12,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from recon.observation import ChannelModel, ObservationModel, Simulated
-from recon.problem import ParameterSpace, ReconstructionProblem
+from recon.problem import (Parameter, ParameterSpace, Prior, ReconstructionProblem,
+                           ResidualProblem)
 from recon.telemetry import Telemetry
 
 SIGMA = 0.01      # stroke noise [m]
@@ -60,6 +64,22 @@ def linear_posterior(A, y):
     P = A.T @ A / SIGMA ** 2 + np.eye(3) / PRIOR_SD ** 2
     cov = np.linalg.inv(P)
     return cov @ (A.T @ y / SIGMA ** 2), cov
+
+
+def flat_linear_problem(k=8, m=120, seed=5):
+    """``d = A theta + e`` with ``k`` parameters under wide flat priors: a Gaussian posterior
+    with the closed-form mean and covariance. Returns the problem, the posterior mean and
+    covariance, and the exact Jacobian (the residuals over their sigma)."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(m, k))
+    truth = rng.normal(size=k)
+    d = A @ truth + 0.5 * rng.standard_normal(m)
+    space = ParameterSpace([Parameter(f"p{i}", "", float(v), Prior("uniform", -50.0, 50.0))
+                            for i, v in enumerate(truth)])
+    problem = ResidualProblem(space, lambda th: th @ A.T - d[None, :], m, sigma=0.5)
+    J = A / 0.5
+    cov = np.linalg.inv(J.T @ J)
+    return problem, cov @ J.T @ (d / 0.5), cov, J
 
 
 # ---- damped oscillator ---------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from recon.engines import importance_samples
 from recon.engines.importance import quadratic_fit
 from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
+from tests.recon._toy import flat_linear_problem
 
 
 def _gaussian(d, seed):
@@ -75,24 +76,8 @@ def test_quadratic_fit_limits_and_refusals():
     assert quadratic_fit(x2, lp, centre, pcov) is None
 
 
-def _linear_problem(k=8, m=120, seed=5):
-    """``d = A theta + e`` with ``k`` parameters under wide flat priors: a Gaussian posterior
-    with the closed-form mean and covariance. Returns the problem, the posterior mean and
-    covariance, and the exact Jacobian (the residuals over their sigma)."""
-    rng = np.random.default_rng(seed)
-    A = rng.normal(size=(m, k))
-    truth = rng.normal(size=k)
-    d = A @ truth + 0.5 * rng.standard_normal(m)
-    space = ParameterSpace([Parameter(f"p{i}", "", float(v), Prior("uniform", -50.0, 50.0))
-                            for i, v in enumerate(truth)])
-    problem = ResidualProblem(space, lambda th: th @ A.T - d[None, :], m, sigma=0.5)
-    J = A / 0.5
-    cov = np.linalg.inv(J.T @ J)
-    return problem, cov @ J.T @ (d / 0.5), cov, J
-
-
 def test_quadratic_refit_recovers_from_a_jacobian_that_overstates_the_curvature():
-    problem, mean, cov, J = _linear_problem()
+    problem, mean, cov, J = flat_linear_problem()
     # the Jacobian a rough cost's finite differences give: the curvature along three of the
     # eight parameters overstated 25, 36 and 16 times (posterior sd 5, 6 and 4 times the
     # Laplace one)
@@ -124,7 +109,7 @@ def test_quadratic_refit_recovers_from_a_jacobian_that_overstates_the_curvature(
 
 
 def test_adapt_rule_is_checked():
-    problem, mean, cov, J = _linear_problem()
+    problem, mean, cov, J = flat_linear_problem()
     with pytest.raises(ValueError, match="adapt"):
         importance_samples(problem, mean, J, 100, np.random.default_rng(0), adapt="moment")
 
@@ -168,7 +153,7 @@ def test_extra_rounds_until_the_effective_sample_size_target():
     on the overstated Jacobian: total ESS about 14 at 2000 draws), and as many as it takes
     when it is met on the way (the quadratic refit: about 1000 at 2000 draws and 300 more
     per round of 500)."""
-    problem, mean, cov, J = _linear_problem()
+    problem, mean, cov, J = flat_linear_problem()
     bad = J * np.array([5.0, 6.0, 4.0, 1, 1, 1, 1, 1])[None, :]
     _, _, met = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
                                    n_max=4000, ess_target=5.0)

@@ -5,20 +5,7 @@ from scipy.stats import chi2
 
 from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
 from recon.validation import hpd_check
-
-
-def _gaussian_problem(k=6, m=80, seed=3):
-    """``d = A theta + e`` under wide flat priors: a Gaussian posterior whose mean and
-    covariance are closed forms."""
-    rng = np.random.default_rng(seed)
-    A = rng.normal(size=(m, k))
-    d = A @ rng.normal(size=k) + 0.5 * rng.standard_normal(m)
-    space = ParameterSpace([Parameter(f"p{i}", "", 0.0, Prior("uniform", -50.0, 50.0))
-                            for i in range(k)])
-    problem = ResidualProblem(space, lambda th: th @ A.T - d[None, :], m, sigma=0.5)
-    J = A / 0.5
-    cov = np.linalg.inv(J.T @ J)
-    return problem, cov @ J.T @ (d / 0.5), cov
+from tests.recon._toy import flat_linear_problem
 
 
 @pytest.mark.parametrize("d2", [2.0, 5.35, 12.6, 20.0])
@@ -26,7 +13,7 @@ def test_hpd_mass_of_a_gaussian_posterior_is_the_chi2_cdf(d2):
     """For a Gaussian posterior the mass at higher density than a point at Mahalanobis
     distance d2 is the chi2_k CDF of d2 (k = 6: 0.08, 0.50, 0.95, 0.997). 8000 exact draws:
     binomial sd at most 0.0056, tolerance 4 sd."""
-    problem, mean, cov = _gaussian_problem()
+    problem, mean, cov, _ = flat_linear_problem(k=6, m=80, seed=3)
     rng = np.random.default_rng(9)
     draws = rng.multivariate_normal(mean, cov, size=8000)
     u = rng.normal(size=mean.size)
@@ -42,7 +29,7 @@ def test_hpd_mass_of_a_gaussian_posterior_is_the_chi2_cdf(d2):
 def test_hpd_repeated_draws_and_stored_log_prob_agree():
     """Resampled draws (repeats) evaluated once per distinct draw, and a sampler's own log
     posterior passed in, give the same share; the effective sample size sets the error."""
-    problem, mean, cov = _gaussian_problem()
+    problem, mean, cov, _ = flat_linear_problem(k=6, m=80, seed=3)
     rng = np.random.default_rng(4)
     base = rng.multivariate_normal(mean, cov, size=300)
     draws = base[rng.integers(0, 300, size=2000)]
