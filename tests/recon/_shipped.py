@@ -50,10 +50,10 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict, *,
       the initial conditions' Gaussian region of the posterior's medians, sds and
       correlation (:func:`recon.validation.joint_check`); with ``region="hpd"`` the
       highest-density region of all the free parameters (:func:`hpd_of_result`), which
-      needs no covariance estimate (the peripheral flights: their importance posteriors of
-      ESS ~100-900 in 12 dimensions make the Gaussian distance depend on the sampler's
-      seed, benchmarks/README.md, Peripheral flights). The probe-cone flights keep the
-      Gaussian region until their slow tests are re-run with the other.
+      needs no covariance estimate (importance posteriors of ESS ~100-900 in 12 dimensions
+      make the Gaussian distance depend on the sampler's seed, benchmarks/README.md,
+      Peripheral flights, and the probe-cone nominal flight's posterior has several roll
+      modes). Both units' shipped-flight tests use it.
 
     ``problem`` is the flight's :class:`recon.problem.ReconstructionProblem`, ``truth`` the
     truth file's parameters, ``result`` what ``reconstruct_flight`` returned and ``doc`` its
