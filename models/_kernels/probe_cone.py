@@ -80,7 +80,8 @@ Choices where the papers are silent (see the docstrings at the code):
   (two legal rows) before the run stops with ``ST_HYSTERESIS`` (workaround, see _between);
 * event times are step ends (resolution ``dt_contact``);
 * after capture the step is ``dt_captured``; with ``[integration] implicit_friction``
-  (``always`` in the reference preset, or ``captured``: only after capture) the head's
+  (``always``, or ``captured``: only after capture; the reference preset keeps ``never``,
+  the explicit law its shipped flights were generated with) the head's
   contact friction is integrated implicitly (linearized: the friction at the
   relative velocity reached over the step, :func:`~models._kernels.probe_cone_stage.
   _implicit_head`). The explicit regularized friction bounds the step by its viscous slope
@@ -93,10 +94,11 @@ one reciprocal per housing/head rotation built; no transcendental function (``at
 only when a sample is written). Step check (reference preset): the fastest mechanism mode is
 the housing against the bending spring with the head held, ``sqrt(k_b (1 + L_M/l)^2 / J_M)``
 = 226 rad/s (249 rad/s free, two-mode analysis in the tests): ``omega h`` = 0.25 at 1 ms and
-1.0 at 4 ms, inside RK4's stability bound 2.8. After capture (2 ms in the reference preset)
-the head contacts (2e6 N/m on 10 kg, several in parallel on the latch stops and the bottom)
-bound the step: 3.3 ms diverged on the reference docking, 2.5 ms failed 3 of 45 envelope
-draws (illegal hysteresis transitions), 2 ms none (``benchmarks/README.md``).
+1.0 at 4 ms, inside RK4's stability bound 2.8. After capture (1 ms in the reference preset,
+whose friction is explicit) the head contacts (2e6 N/m on 10 kg, several in parallel on the
+latch stops and the bottom) bound the step even with the implicit friction: 3.3 ms diverged
+on the reference docking, 2.5 ms failed 1 of 41 envelope draws (an illegal hysteresis
+transition), 2 ms none (``benchmarks/README.md``, "Implicit head friction").
 
 Layouts
 -------
