@@ -100,8 +100,10 @@ def main(argv=None) -> int:
             else:
                 row["stderr"] = proc.stderr[-2000:]
             rows[spec.name] = row
+            ess = row.get("ess")
             print(f"{spec.name:24s} {row['wall_s']:7.1f} s  exit {row['exit']}  "
-                  f"{row.get('method')}  ESS {row.get('ess')}  d2 {row.get('joint_d2')}  "
+                  f"{row.get('method')}  ESS {ess if ess is None else round(ess, 1)}  "
+                  f"d2 {row.get('joint_d2')}  "
                   f"load {load0} -> {row['load_end']}", flush=True)
     finally:
         if not args.output:
