@@ -527,7 +527,8 @@ def _numpydoc_params(doc: str) -> dict[str, str]:
 def run_keys() -> dict[str, list[dict[str, Any]]]:
     """``table -> rows`` of every run-configuration key (see the module docstring)."""
     from models.errors import InputError
-    from recon.config import DEFAULT_RUN, OPTIMIZER_KEYS, RUN_TABLES, RunConfig
+    from recon.config import DEFAULT_RUN, IMPORTANCE_ADAPT, OPTIMIZER_KEYS, RUN_TABLES, \
+        RunConfig
     from recon.engines.mcmc import SamplerSettings
     from recon.observation import ChannelModel, ObservationModel
     from recon.problem import ParameterSpace
@@ -570,6 +571,11 @@ def run_keys() -> dict[str, list[dict[str, Any]]]:
                                     "default": DEFAULT_RUN["optimizer"].get(k, ""),
                                     "range": f"{'whole number' if whole else 'number'} in "
                                              f"[{lo:g}, {hi:g}]"})
+    # the one string-valued [optimizer] key (its default when absent: the first rule)
+    tables["optimizer"].append({"key": "optimizer.importance_adapt",
+                                "default": DEFAULT_RUN["optimizer"].get("importance_adapt",
+                                                                        IMPORTANCE_ADAPT[0]),
+                                "range": " | ".join(IMPORTANCE_ADAPT)})
     # [sampler]
     import importlib
 

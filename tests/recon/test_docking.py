@@ -138,7 +138,9 @@ def test_mcmc_below_ess_parsing():
     run = load_toml(FLIGHTS / "run.toml")
     # shipped: the calibrated hybrid engine; without the key, emcee always follows
     assert RunConfig.from_dict(run).settings.mcmc_below_ess == 100.0
-    opt = {k: v for k, v in run["optimizer"].items() if k != "mcmc_below_ess"}
+    # (importance_max needs the ESS it samples towards, so it goes too)
+    opt = {k: v for k, v in run["optimizer"].items()
+           if k not in ("mcmc_below_ess", "importance_max")}
     assert RunConfig.from_dict({**run, "optimizer": opt}).settings.mcmc_below_ess is None
     opt["mcmc_below_ess"] = 100
     # the CLI option overrides the file
@@ -161,8 +163,11 @@ def test_mcmc_below_ess_parsing():
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "optimizer": {**opt, "polish_step": bad}})
         assert e.value.key == "optimizer.polish_step"
-    # the importance proposal's refit rule: moments unless stated, one of two names
-    assert RunConfig.from_dict(run).settings.importance_adapt == "moments"
+    # the importance proposal's refit rule: the shipped flights take the quadratic fit;
+    # moments unless stated, one of two names
+    assert RunConfig.from_dict(run).settings.importance_adapt == "quadratic"
+    bare = {k: v for k, v in opt.items() if k != "importance_adapt"}
+    assert RunConfig.from_dict({**run, "optimizer": bare}).settings.importance_adapt == "moments"
     assert RunConfig.from_dict({**run, "optimizer": {**opt, "importance_adapt": "quadratic"}}
                                ).settings.importance_adapt == "quadratic"
     for bad in ("Quadratic", "", 1, True):
@@ -177,9 +182,10 @@ def test_mcmc_below_ess_parsing():
     with pytest.raises(InputError, match="importance") as e:
         RunConfig.from_dict({**run, "optimizer": {**opt, "importance": 0}})
     assert e.value.key == "optimizer.mcmc_below_ess"
-    # extra importance rounds: off unless stated; at least `importance` draws, and only with
-    # an ESS to aim at
-    assert RunConfig.from_dict(run).settings.importance_max is None
+    # extra importance rounds: up to 4000 draws on the shipped flights, off unless stated; at
+    # least `importance` draws, and only with an ESS to aim at
+    assert RunConfig.from_dict(run).settings.importance_max == 4000
+    assert RunConfig.from_dict({**run, "optimizer": opt}).settings.importance_max is None
     n_is = int(opt["importance"])
     assert RunConfig.from_dict({**run, "optimizer": {**opt, "importance_max": 2 * n_is}}
                                ).settings.importance_max == 2 * n_is
