@@ -315,7 +315,7 @@ def test_shipped_flight_reconstruction(tmp_path, flight):
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", preset_path("reference"),
                              tmp_path / "out", config=FLIGHTS / "run.toml", steps=1000)
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
-    ics = check_shipped_reconstruction(_problem(flight), truth, res, doc, region="hpd")
+    ics = check_shipped_reconstruction(_problem(flight), truth, res, doc)
     out = doc["parameters"]
     for n in ics:
         half = 0.5 * (out[n]["ci68"][1] - out[n]["ci68"][0])

@@ -104,7 +104,7 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     which takes hours on this record (the test would still be right, only slow).
 
     What must hold if the method is right, whatever the noise draw
-    (:func:`tests.recon._shipped.check_shipped_reconstruction`, ``region="hpd"``):
+    (:func:`tests.recon._shipped.check_shipped_reconstruction`):
 
     * the polish finds the truth's basin: its best cost is at most that of a polish started
       at the truth plus 1, and the truth's excess over it is within chi2_12 99.9 % / 2 = 16.4
@@ -118,4 +118,4 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     res = reconstruct_flight(FLIGHTS / f"{flight}.parquet", SCENARIO, tmp_path / "out",
                              config=FLIGHTS / "run.toml", seed=1)
     doc = json.loads((tmp_path / "out" / "result.json").read_text())
-    check_shipped_reconstruction(_problem(flight), _truth(flight), res, doc, region="hpd")
+    check_shipped_reconstruction(_problem(flight), _truth(flight), res, doc)
