@@ -22,7 +22,8 @@ checkout's.
 Writes ``benchmarks/results/shipped_walls[_TAG].json`` (per flight: the command, wall time,
 exit code, the method that gave the posterior, the importance ESS, emcee's steps and the
 Gaussian joint check of the truth, :func:`recon.validation.joint_check`; the slow tests
-check the highest-density region) and prints a table. The load average at the start and end of each flight is recorded with it.
+check the highest-density region) and prints a table. The load average at the start and
+end of each flight is recorded with it.
 """
 from __future__ import annotations
 
