@@ -43,7 +43,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     import arviz as az
 
-    camp = json.loads((args.study / "campaign.json").read_text())
+    manifest = args.study / "campaign.json"
+    if not manifest.is_file():
+        ap.error(f"{manifest}: no such file (STUDY_DIR is a `dockrecon study calibration` "
+                 "output directory)")
+    camp = json.loads(manifest.read_text())
     rows = {}
     for name, entry in sorted(camp["flights"].items()):
         spec = entry["spec"]
