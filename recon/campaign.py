@@ -44,7 +44,7 @@ status, as with ``reconstruct``. The catalog and ``campaign.json`` are rewritten
 after every flight, and each flight directory is replaced whole (:mod:`recon.outputs`), so an
 interrupted campaign leaves every finished flight complete: ``resume`` skips the flights whose
 directory holds a result of the same flight specification (:func:`spec_digest`: its files'
-contents and its settings) and redoes the rest.
+contents, the TOML files' by their parsed tables, and its settings) and redoes the rest.
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ import logging
 import math
 import os
 import time
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -256,16 +257,36 @@ def load_manifest(path: str | os.PathLike) -> list[FlightSpec]:
     return specs
 
 
-def spec_digest(spec: FlightSpec) -> str:
+def _file_bytes(path: str, parsed: bool) -> bytes:
+    """What :func:`spec_digest` hashes of one file: a TOML file's parsed tables as canonical
+    JSON (``parsed``; its comments and layout do not count), any other file's bytes. A TOML
+    file that does not parse is hashed as bytes (the reconstruction reports it)."""
+    raw = Path(path).read_bytes()
+    if parsed and path.endswith(".toml"):
+        try:
+            doc = tomllib.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return raw
+        return json.dumps(doc, sort_keys=True, default=str).encode()
+    return raw
+
+
+def spec_digest(spec: FlightSpec, *, parsed: bool = True) -> str:
     """SHA-256 of a flight specification: its settings and the contents of every file it
-    names. ``resume`` keeps a flight's result only when this is unchanged."""
+    names. ``resume`` keeps a flight's result only when this is unchanged.
+
+    The scenario and run-configuration TOML files count by their parsed tables, so an edit
+    of their comments or layout does not make a finished flight stale; a changed value does.
+    ``parsed=False`` gives the digest of earlier versions (every file by its bytes), which
+    :func:`completed` still accepts, so that a campaign stamped before this change resumes
+    without redoing its flights."""
     h = hashlib.sha256()
     d = spec.to_dict()
     for key in ("telemetry", "scenario", "config", "truth"):
         files = d[key] if isinstance(d[key], list) else [d[key]]
         for f in files:
             if f is not None:
-                h.update(Path(f).read_bytes())
+                h.update(_file_bytes(f, parsed))
             h.update(b"\0")
     d = {k: v for k, v in d.items() if k not in ("telemetry", "scenario", "config", "truth")}
     h.update(json.dumps(d, sort_keys=True).encode())
@@ -350,7 +371,9 @@ def completed(spec: FlightSpec, out: Path) -> dict[str, Any] | None:
         stamp = json.loads((d / FLIGHT_STAMP).read_text())
     except (OSError, ValueError):
         return None
-    if not (d / "result.json").exists() or stamp.get("digest") != spec_digest(spec):
+    if not (d / "result.json").exists():
+        return None
+    if stamp.get("digest") not in (spec_digest(spec), spec_digest(spec, parsed=False)):
         return None
     return stamp
 

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from models.errors import InputError
-from recon.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, load_manifest,
-                            spec_digest)
+from recon.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, completed,
+                            load_manifest, spec_digest)
 
 ROOT = Path(__file__).resolve().parents[2]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
@@ -90,8 +90,28 @@ config = "{FLIGHTS / 'slow.run.toml'}"
                                           "telemetry": tuple(first.telemetry)}))
     assert d != spec_digest(FlightSpec(**{**first.to_dict(), "telemetry": first.telemetry,
                                           "seed": 6}))
+    # a TOML file counts by its tables: a comment does not make the flight stale, a value does
+    legacy = spec_digest(first, parsed=False)
     cfg.write_text(cfg.read_text() + "\n# edited\n")
-    assert d != spec_digest(first)
+    assert spec_digest(first) == d and spec_digest(first, parsed=False) != legacy
+    cfg.write_text(cfg.read_text().replace("screen = 32", "screen = 33", 1))
+    assert spec_digest(first) != d
+
+
+def test_resume_accepts_this_and_the_byte_digest_of_a_flight_and_nothing_else(tmp_path):
+    """A flight stamped with the digest of earlier versions (every file by its bytes) is still
+    complete for ``resume``; any other digest, or a missing result, is not."""
+    spec = FlightSpec(name="f", telemetry=(str(FLIGHTS / "nominal.parquet"),),
+                      scenario=str(SCENARIO), config=str(_fast_config(tmp_path)))
+    d = tmp_path / "out" / "f"
+    d.mkdir(parents=True)
+    for digest, kept in ((spec_digest(spec), True), (spec_digest(spec, parsed=False), True),
+                         ("0" * 64, False)):
+        (d / FLIGHT_STAMP).write_text(json.dumps({"digest": digest, "status": "ok"}))
+        (d / "result.json").write_text("{}")
+        assert (completed(spec, tmp_path / "out") is not None) is kept, digest
+        (d / "result.json").unlink()
+        assert completed(spec, tmp_path / "out") is None
 
 
 @pytest.mark.parametrize("body, key, what", [
