@@ -22,7 +22,8 @@ checkout's.
 Writes ``benchmarks/results/shipped_walls[_TAG].json`` (per flight: the command, wall time,
 exit code, the method that gave the posterior, the importance ESS, emcee's steps and the
 Gaussian joint check of the truth, :func:`recon.validation.joint_check`; the slow tests
-check the highest-density region) and prints a table. The load average at the start and
+check the highest-density region; the wall time and forward evaluations of each engine,
+``diagnostics.timing``, where the CLI records them) and prints a table. The load average at the start and
 end of each flight is recorded with it.
 """
 from __future__ import annotations
@@ -91,7 +92,7 @@ def main(argv=None) -> int:
                 mc = diag.get("mcmc") or {}
                 row.update(status=doc.get("status"), method=diag.get("method"),
                            ess=imp.get("ess"), n_proposal=imp.get("n_proposal"),
-                           mcmc_steps=mc.get("steps"))
+                           mcmc_steps=mc.get("steps"), timing=diag.get("timing"))
                 if spec.truth:
                     truth = json.loads(Path(spec.truth).read_text())["parameters"]
                     ics = [n for n, p in doc["parameters"].items()

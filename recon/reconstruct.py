@@ -16,9 +16,11 @@ then ``DIR/result.json`` and its files (:mod:`recon.result`).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -85,6 +87,26 @@ class ReconstructSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+@contextlib.contextmanager
+def _phase(problem, result: Result, name: str):
+    """Time one engine of the chain into ``result.diagnostics["timing"][name]``: its wall
+    time [s] and the forward-model evaluations it made (``problem.n_evaluations``, where the
+    problem counts them), also logged. Where a reconstruction spends its time, for the
+    analyst and the benchmarks (``benchmarks/shipped_walls.py``); the numbers change from
+    run to run, nothing reads them back."""
+    n0 = getattr(problem, "n_evaluations", None)
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        entry: dict[str, Any] = {"wall_s": round(time.perf_counter() - t0, 2)}
+        if n0 is not None:
+            entry["evaluations"] = int(problem.n_evaluations - n0)
+        result.diagnostics.setdefault("timing", {})[name] = entry
+        log.info("%s: %.1f s%s", name, entry["wall_s"],
+                 f", {entry['evaluations']} forward evaluations" if n0 is not None else "")
 
 
 def judge(problem, result: Result) -> Result:
@@ -285,21 +307,26 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                     "telemetry": problem.record.source, **dict(extra_settings or {})}
     result = Result("reconstruction", names=tuple(problem.names), seed=seed,
                     settings=run_settings)
-    least_squares(problem, starts=settings.starts, first_guess=first_guess,
-                  seed=int(ss[0].generate_state(1)[0]), max_nfev=settings.max_nfev,
-                  diff_step=settings.jac_step, pre_nfev=settings.pre_nfev,
-                  pre_keep=settings.pre_keep, search_again=search_again,
-                  retries=settings.search_retries, progress=progress, result=result)
+    with _phase(problem, result, "search"):
+        least_squares(problem, starts=settings.starts, first_guess=first_guess,
+                      seed=int(ss[0].generate_state(1)[0]), max_nfev=settings.max_nfev,
+                      diff_step=settings.jac_step, pre_nfev=settings.pre_nfev,
+                      pre_keep=settings.pre_keep, search_again=search_again,
+                      retries=settings.search_retries, progress=progress, result=result)
     if result.status != "failed":
         if settings.polish_step is not None:
-            refine(problem, result, diff_step=settings.polish_step, max_nfev=settings.max_nfev)
-        laplace(problem, result, rng=rng, diff_step=settings.jac_step)
+            with _phase(problem, result, "polish"):
+                refine(problem, result, diff_step=settings.polish_step,
+                       max_nfev=settings.max_nfev)
+        with _phase(problem, result, "laplace"):
+            laplace(problem, result, rng=rng, diff_step=settings.jac_step)
         if settings.importance > 0:
-            importance(problem, result, n=settings.importance, rng=rng,
-                       diff_step=settings.jac_step, max_nfev=settings.max_nfev,
-                       polish_step=settings.polish_step, adapt=settings.importance_adapt,
-                       n_max=settings.importance_max, ess_target=settings.mcmc_below_ess,
-                       progress=progress)
+            with _phase(problem, result, "importance"):
+                importance(problem, result, n=settings.importance, rng=rng,
+                           diff_step=settings.jac_step, max_nfev=settings.max_nfev,
+                           polish_step=settings.polish_step, adapt=settings.importance_adapt,
+                           n_max=settings.importance_max, ess_target=settings.mcmc_below_ess,
+                           progress=progress)
     judge(problem, result)
     if result.status == "failed":
         log.error("reconstruction failed: %s", result.status_reason)
@@ -311,11 +338,13 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                     is_ess, result.diagnostics["importance"]["n_proposal"],
                     "; MCMC follows" if run_mcmc else "; the intervals are rough (run MCMC)")
     if run_mcmc:
-        mcmc(problem, result, settings=settings.sampler, path=out / "chains.h5",
-             seed=int(ss[1].generate_state(1)[0]), resume=resume, progress=progress)
-    posterior_products(problem, result, settings=settings, rng=rng,
-                       rng_trajectory=np.random.default_rng(ss[3]), loads=loads,
-                       energy=energy, trajectory=trajectory)
+        with _phase(problem, result, "mcmc"):
+            mcmc(problem, result, settings=settings.sampler, path=out / "chains.h5",
+                 seed=int(ss[1].generate_state(1)[0]), resume=resume, progress=progress)
+    with _phase(problem, result, "products"):
+        posterior_products(problem, result, settings=settings, rng=rng,
+                           rng_trajectory=np.random.default_rng(ss[3]), loads=loads,
+                           energy=energy, trajectory=trajectory)
     write_inference_data(result.posterior, problem.names,
                          [sp[n].unit for n in problem.names], out / "posterior.nc")
     write_result(out, result)

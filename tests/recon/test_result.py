@@ -170,8 +170,15 @@ def test_hybrid_rule_runs_mcmc_only_below_the_ess_threshold(tmp_path):
 
     prob, _, A, y = linear_problem()
     base = dataclasses.replace(QUICK, importance=600, mcmc_below_ess=100.0)
+    n0 = prob.n_evaluations
     res = reconstruct(prob, tmp_path / "skip", settings=base, seed=3)
     diag = res.diagnostics
+    # each engine's wall time and forward evaluations; together they are every evaluation
+    timing = diag["timing"]
+    assert list(timing) == ["search", "laplace", "importance", "products"]
+    assert sum(t["evaluations"] for t in timing.values()) == prob.n_evaluations - n0
+    assert timing["search"]["evaluations"] > 0 and timing["importance"]["evaluations"] >= 600
+    assert all(t["wall_s"] >= 0.0 for t in timing.values())
     assert diag["method"] == "importance" and "mcmc" not in diag
     ess = diag["importance"]["ess"]
     assert ess >= 100 and diag["mcmc_skipped"] == f"importance ESS {ess:.0f} >= 100"
@@ -182,6 +189,7 @@ def test_hybrid_rule_runs_mcmc_only_below_the_ess_threshold(tmp_path):
                       settings=dataclasses.replace(base, mcmc_below_ess=1e6))
     assert res.diagnostics["method"] == "mcmc" and "mcmc_skipped" not in res.diagnostics
     assert res.diagnostics["mcmc"]["start"] == "importance draws"
+    assert res.diagnostics["timing"]["mcmc"]["evaluations"] > 0
     assert (tmp_path / "run" / "chains.h5").exists()
 
 
