@@ -15,7 +15,10 @@ above the truth's density over all free parameters. Over a calibrated study the 
 inside the 95 % region on 95 % of the flights (binomial: ``p_low``, the one-sided
 probability of so few), and ``mass_above`` is uniform on [0, 1].
 
-Prints one line per flight and the summary; ``--output`` writes them as JSON.
+Prints one line per flight and the summary; ``--output`` writes them as JSON. Studies run
+since 2026-11-28 score this themselves (``calibration.json``: ``hpd`` per flight and in
+summary, :func:`recon.study.score_flight`); the script re-scores a study directory of any
+age.
 """
 from __future__ import annotations
 
@@ -35,14 +38,13 @@ def main(argv=None) -> int:
 
     from recon.flight import flight_problem
     from recon.io import versions, write_json
+    from recon.study import read_posterior
     from recon.validation import hpd_check
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("study", type=Path)
     ap.add_argument("--output", type=Path, default=None)
     args = ap.parse_args(argv)
-    import arviz as az
-
     manifest = args.study / "campaign.json"
     if not manifest.is_file():
         ap.error(f"{manifest}: no such file (STUDY_DIR is a `dockrecon study calibration` "
@@ -57,13 +59,12 @@ def main(argv=None) -> int:
         doc = json.loads((out / "result.json").read_text())
         flight = flight_problem(spec["telemetry"], spec["scenario"], config=spec["config"])
         problem = flight.problem
-        post = az.from_netcdf(str(out / "posterior.nc")).posterior
-        x = np.stack([np.asarray(post[n]).ravel() for n in problem.names], axis=1)
+        x, lp = read_posterior(out / "posterior.nc", problem.names)
         truth = json.loads(Path(spec["truth"]).read_text())["parameters"]
         diag = doc.get("diagnostics") or {}
         ess = (diag.get("importance") or {}).get("ess") if diag.get("method") == "importance" \
             else None
-        h = hpd_check(problem, x, truth, ess=ess)
+        h = hpd_check(problem, x, truth, log_prob=lp, ess=ess)
         rows[name] = {"method": diag.get("method"), "ess": ess,
                       "mass_above": h["mass_above"], "se": h["se"], "in95": h["in95"],
                       "in68": h["in68"]}

@@ -23,7 +23,10 @@ flights whose truth is drawn from the very priors the reconstruction uses? The s
 4. scores each flight against its truth (:func:`score_flight`): per parameter inside the
    68 / 95 % interval or not and the standardised error ``z``; the initial conditions jointly
    (:func:`recon.validation.joint_check`, the posterior's Gaussian region, chi-square with as
-   many degrees of freedom as initial conditions); the truth's likelihood-ratio statistic
+   many degrees of freedom as initial conditions) and all free parameters against the
+   posterior's highest-density region (:func:`recon.validation.hpd_check`, from the draws in
+   ``posterior.nc``: no covariance estimate, right for a posterior with several modes); the
+   truth's likelihood-ratio statistic
    ``2 (cost(truth) - best cost)``, chi-square with as many degrees of freedom as free
    parameters when the likelihood is right and the search found the optimum (negative: the
    search missed a better basin);
@@ -58,8 +61,8 @@ import numpy as np
 
 from models.errors import InputError, SimulationError
 
-__all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "coverage",
-           "run_study", "calibrate_one", "HORIZON", "RECORDS"]
+__all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "read_posterior",
+           "coverage", "run_study", "calibrate_one", "HORIZON", "RECORDS"]
 
 #: [s] a realistic study flight must capture within this time of the start plane
 HORIZON = 15.0
@@ -177,20 +180,46 @@ def record_flights(unit, scenario, flights: Sequence[Mapping[str, Any]], directo
     return out
 
 
-def _truth_cost(spec, x: Mapping[str, float]) -> float:
-    """Cost ``0.5 |r|^2`` (whitened residuals and prior terms) of the parameter values ``x``
-    on the flight of ``spec``."""
+def _flight_problem(spec):
     from recon.flight import flight_problem
 
-    prob = flight_problem(list(spec.telemetry), spec.scenario, config=spec.config).problem
+    return flight_problem(list(spec.telemetry), spec.scenario, config=spec.config).problem
+
+
+def _truth_cost(spec, x: Mapping[str, float], problem=None) -> float:
+    """Cost ``0.5 |r|^2`` (whitened residuals and prior terms) of the parameter values ``x``
+    on the flight of ``spec`` (its problem built here unless given)."""
+    prob = problem if problem is not None else _flight_problem(spec)
     r = prob.least_squares_residuals(np.array([x[n] for n in prob.names]))
     return float(0.5 * r @ r)
 
 
+def read_posterior(path: Path, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """A result's posterior draws from its ``posterior.nc`` (:func:`recon.engines.mcmc.
+    write_inference_data`): ``(N, len(names))`` [SI] in ``names`` order, and their log
+    posterior where the sampler kept it (MCMC), else None."""
+    from recon.engines.mcmc import _arviz
+
+    idata = _arviz().from_netcdf(str(path))
+    post = idata.posterior
+    x = np.stack([np.asarray(post[n]).ravel() for n in names], axis=1)
+    lp = None
+    stats = getattr(idata, "sample_stats", None)
+    if stats is not None and "lp" in stats:
+        lp = np.asarray(stats["lp"]).ravel()
+    return x, lp
+
+
 def score_flight(spec, result: Mapping[str, Any], truth: Mapping[str, float],
-                 initial_conditions: Sequence[str]) -> dict[str, Any]:
-    """A reconstructed flight against its truth (module docstring, step 4)."""
-    from recon.validation import check, joint_check
+                 initial_conditions: Sequence[str], *,
+                 posterior: tuple[np.ndarray, np.ndarray | None] | None = None,
+                 problem=None) -> dict[str, Any]:
+    """A reconstructed flight against its truth (module docstring, step 4). ``posterior``
+    (draws and their log posterior or None, :func:`read_posterior`) adds the truth against
+    the highest-density region of all free parameters (``"hpd"``,
+    :func:`recon.validation.hpd_check`); ``problem`` is the flight's problem (built here
+    when needed and not given)."""
+    from recon.validation import check, hpd_check, joint_check
 
     diag = result.get("diagnostics") or {}
     free = [n for n, p in (result.get("parameters") or {}).items()
@@ -217,9 +246,18 @@ def score_flight(spec, result: Mapping[str, Any], truth: Mapping[str, float],
         rec["mcmc"] = {"steps": mc.get("steps"), "status": mc.get("status"),
                        "rhat_max": max(rhat) if rhat else None,
                        "ess_min": min(ess) if ess else None}
+    if (rec["best_cost"] is not None or posterior is not None) and problem is None:
+        problem = _flight_problem(spec)
     if rec["best_cost"] is not None:
-        rec["cost_truth"] = _truth_cost(spec, truth)
+        rec["cost_truth"] = _truth_cost(spec, truth, problem)
         rec["lr"] = 2.0 * (rec["cost_truth"] - rec["best_cost"])
+    if posterior is not None and rec["status"] == "ok":
+        x, lp = posterior
+        # the binomial error of the mass above the truth over the sampler's effective draws
+        ess = rec["ess"] if rec["method"] == "importance" else (rec.get("mcmc") or {}).get(
+            "ess_min")
+        h = hpd_check(problem, x, truth, log_prob=lp, ess=ess)
+        rec["hpd"] = {k: h[k] for k in ("mass_above", "se", "in68", "in95")}
     return rec
 
 
@@ -265,6 +303,17 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
                  "coverage95": float(np.mean([j["in95"] for j in jr])),
                  "d2_median": float(np.median(d2))}
         joint["p_low95"] = float(binom.cdf(sum(j["in95"] for j in jr), len(jr), 0.95))
+    # the highest-density region of all free parameters; a flight that is not ok, or has no
+    # posterior draws, is left out (it counts in the tables above)
+    hr = [r["hpd"] for r in recs if r.get("hpd")]
+    hpd = None
+    if hr:
+        m = [h["mass_above"] for h in hr]
+        hpd = {"n": len(hr), "coverage68": float(np.mean([h["in68"] for h in hr])),
+               "coverage95": float(np.mean([h["in95"] for h in hr])),
+               "p_low68": float(binom.cdf(sum(h["in68"] for h in hr), len(hr), 0.68)),
+               "p_low95": float(binom.cdf(sum(h["in95"] for h in hr), len(hr), 0.95)),
+               "mass_above_mean": float(np.mean(m))}
     pooled: dict[str, Any] = {}
     if recs and free:
         for lv in ("68", "95"):
@@ -281,7 +330,7 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
             "inside95": float(np.mean([v <= chi2.ppf(0.95, k) for v in lrs])),
             "search_failures": int(sum(v < 0 for v in lrs))}
     return {"n_flights": n, "table": tables["reported"], "tables": tables, "joint": joint,
-            "pooled": pooled}
+            "hpd": hpd, "pooled": pooled}
 
 
 def calibrate_one(spec, out: str) -> dict:
@@ -302,7 +351,11 @@ def _score(spec, out: Path) -> dict[str, Any]:
 
     unit = load_scenario(spec.scenario)[0]
     result = json.loads((out / spec.name / "result.json").read_text())
-    return score_flight(spec, result, read_truth(spec), unit.initial_conditions)
+    problem = _flight_problem(spec)
+    nc = out / spec.name / "posterior.nc"
+    posterior = read_posterior(nc, problem.names) if nc.exists() else None
+    return score_flight(spec, result, read_truth(spec), unit.initial_conditions,
+                        posterior=posterior, problem=problem)
 
 
 def _study_config(cfg_path: str, unit):

@@ -99,6 +99,12 @@ def summary_text(doc: dict) -> str:
         lines.append(f"joint region of the initial conditions (chi2_{joint['dof']}): 68 % "
                      f"{joint['coverage68']:.2f}, 95 % {joint['coverage95']:.2f} over "
                      f"{joint['n']} flights")
+    hpd = doc.get("hpd")
+    if hpd:
+        lines.append(f"highest-density region of all free parameters: 68 % "
+                     f"{hpd['coverage68']:.2f}, 95 % {hpd['coverage95']:.2f} over {hpd['n']} "
+                     f"flights (p low 95 % {hpd['p_low95']:.3f}; mean mass above the truth "
+                     f"{hpd['mass_above_mean']:.2f}, 0.5 if calibrated)")
     if n:
         lines.append(f"coverage over {n} flights (sampling error at nominal: 68 %: "
                      f"{(0.68 * 0.32 / n) ** 0.5:.3f}, 95 %: {(0.95 * 0.05 / n) ** 0.5:.3f})")

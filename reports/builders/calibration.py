@@ -41,19 +41,23 @@ def _flight_rows(doc: dict) -> Table:
         joint = r.get("joint") or {}
         d2 = joint.get("d2")
         lr = r.get("lr")
+        hpd = r.get("hpd") or {}
         ok = r.get("status", "ok") == "ok"
         rows.append((r["flight"], r.get("status", ""), str(r.get("method") or ""),
                      "" if r.get("ess") is None else f"{r['ess']:.0f}",
                      "" if lr is None else f"{lr:.1f}",
                      "inf" if d2 is None else f"{d2:.1f}",
+                     f"{hpd['mass_above']:.2f}" if hpd else "",
                      ", ".join(miss) or "-"))
-        flags.append(not ok or not joint.get("in95", False))
+        flags.append(not ok or not joint.get("in95", False) or not hpd.get("in95", True))
     return Table(("flight", "status", "intervals", "importance ESS", "LR", "joint d2",
-                  "outside its 95 %"), tuple(rows), flags=tuple(flags),
+                  "HPD mass", "outside its 95 %"), tuple(rows), flags=tuple(flags),
                  caption="Every scored flight: LR = 2 (cost(truth) - best cost); joint d2: "
                  "the truth's squared distance in the posterior's Gaussian region of the "
-                 "initial conditions. Highlighted: not ok, or the truth outside the joint "
-                 "95 % region.")
+                 "initial conditions; HPD mass: the posterior mass at higher density than "
+                 "the truth's, over all free parameters (inside the 95 % region when at most "
+                 "0.95). Highlighted: not ok, or the truth outside the joint or the "
+                 "highest-density 95 % region.")
 
 
 def build_calibration_report(doc: dict, path: Path) -> Report:
@@ -80,6 +84,12 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
     if joint:
         items.append((f"joint region of the initial conditions (chi2_{joint['dof']}) 68 % / "
                       "95 %", f"{joint['coverage68']:.2f} / {joint['coverage95']:.2f}"))
+    hpd = doc.get("hpd")
+    if hpd:
+        items.append((f"highest-density region of all free parameters 68 % / 95 % "
+                      f"({hpd['n']} flights; mean mass above the truth, 0.5 if calibrated)",
+                      f"{hpd['coverage68']:.2f} / {hpd['coverage95']:.2f} "
+                      f"({hpd['mass_above_mean']:.2f})"))
     if lr:
         items.append(("likelihood ratio of the truth: mean (dof), inside chi2 95 %",
                       f"{lr['mean']:.1f} ({lr['dof']}), {lr['inside95']:.2f}"))

@@ -28,11 +28,15 @@ def _binom_cdf(k: int, n: int, p: float) -> float:
 def _records(hits68: list[bool], hits95: list[bool], status=None) -> list[dict]:
     out = []
     for i, (a, b) in enumerate(zip(hits68, hits95)):
-        out.append({"flight": f"f{i}", "status": (status or {}).get(i, "ok"),
+        st = (status or {}).get(i, "ok")
+        out.append({"flight": f"f{i}", "status": st,
                     "parameters": {"v": {"in68": a, "in95": b, "z": 0.5 * (i - 3),
                                          "laplace_in68": True, "laplace_in95": True}},
                     "joint": {"dof": 1, "d2": float(i), "in68": i < 3, "in95": i < 6},
                     "lr": float(i) - 1.0})
+        if st == "ok":      # score_flight scores the highest-density region of ok fits only
+            m = 0.1 * i
+            out[-1]["hpd"] = {"mass_above": m, "se": 0.02, "in68": m <= 0.68, "in95": m <= 0.95}
     return out
 
 
@@ -56,6 +60,12 @@ def test_coverage_table_is_the_binomial_arithmetic():
     assert doc["tables"]["laplace"]["v"]["coverage95"] == pytest.approx(0.9)   # 9 ok flights
     assert doc["joint"]["coverage95"] == pytest.approx(0.6)
     assert doc["joint"]["p_low95"] == pytest.approx(_binom_cdf(6, 10, 0.95), rel=1e-12)
+    # highest-density region: the 9 ok flights, mass above the truth 0.0 ... 0.8
+    hpd = doc["hpd"]
+    assert hpd["n"] == 9 and hpd["coverage95"] == 1.0
+    assert hpd["coverage68"] == pytest.approx(7 / 9)
+    assert hpd["p_low68"] == pytest.approx(_binom_cdf(7, 9, 0.68), rel=1e-12)
+    assert hpd["mass_above_mean"] == pytest.approx(0.4)
     lr = doc["pooled"]["likelihood_ratio"]
     assert lr["n"] == 10 and lr["search_failures"] == 1 and lr["mean"] == pytest.approx(3.5)
     # |z| = |0.5 (i - 3)|, i = 0..9, sorted 0, .5, .5, 1, 1, 1.5, 1.5, 2, 2.5, 3: median 1.25
@@ -205,6 +215,7 @@ def test_calibration_report_renders(tmp_path):
     assert {p.name for p in paths} == {"report.html", "report.pdf"}
     assert "Calibration study (coverage low)" in html
     assert "low (family-wise)" in html and html.count("<img") >= 3
+    assert "highest-density region of all free parameters" in html and "HPD mass" in html
     # a resumed study's wall time is its last run's, and the report says so
     assert "wall time of the last run" in html and "2 flights kept from an earlier run" in html
 
@@ -231,6 +242,13 @@ def test_study_on_two_workers_scores_every_flight_and_resumes(cli_run, tmp_path)
             t = truth["parameters"][name]
             lo, hi = res["parameters"][name]["ci95"]
             assert p["in95"] == (lo <= t <= hi) and p["truth"] == t
+        # every ok fit is scored against its posterior's highest-density region too
+        assert ("hpd" in rec) == (rec["status"] == "ok")
+        if "hpd" in rec:
+            h = rec["hpd"]
+            assert 0.0 <= h["mass_above"] <= 1.0 and h["in95"] == (h["mass_above"] <= 0.95)
+    n_ok = sum(r["status"] == "ok" for r in doc["flights"])
+    assert (doc["hpd"] or {"n": 0})["n"] == n_ok
     import pandas as pd
 
     cat = pd.read_parquet(out / "catalog.parquet")
