@@ -109,6 +109,7 @@ DEFAULT_RUN: dict[str, dict[str, Any]] = {
     "model": {"duration": "record", "fit_before_contact": 3.0, "fit_after_capture": 3.0},
     "optimizer": {"starts": 0, "screen": 512, "keep": 8, "pre_nfev": 20, "pre_keep": 2,
                   "max_nfev": 100, "jac_step": 1e-2, "draws": 40, "importance": 2000,
+                  "importance_adapt": "quadratic", "importance_max": 4000,
                   "mcmc_below_ess": 100, "search_retries": 2},
     "sampler": {"walkers": 32, "ensembles": 2, "max_steps": 2000, "check_every": 100},
 }
