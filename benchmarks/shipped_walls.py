@@ -4,7 +4,7 @@
 Usage::
 
     .venv/bin/python benchmarks/shipped_walls.py [--flights nominal,slow,...] [--tag TAG]
-        [--cli PATH/TO/dockrecon] [--output DIR]
+        [--cli PATH/TO/dockrecon] [--manifest PATH/TO/campaign.toml] [--output DIR]
 
 The flights, their scenarios, run configurations, truths and seeds are those of
 ``telemetry_samples/flights/campaign.toml`` (every shipped flight of both units), except that
@@ -16,8 +16,10 @@ with the hybrid engine of its run configuration (emcee where the importance samp
 effective sample size stays below ``mcmc_below_ess``). One flight at a time, so each has the
 machine's cores (numba's threads). ``--cli`` runs another checkout's command (the "before" of
 a before/after comparison: ``git worktree add /tmp/before COMMIT``, ``make -C /tmp/before
-venv``, ``--cli /tmp/before/.venv/bin/dockrecon``); the flights and truths are always this
-checkout's.
+venv``, ``--cli /tmp/before/.venv/bin/dockrecon``). The flights, truths and run
+configurations are this checkout's, or with ``--manifest
+/tmp/before/telemetry_samples/flights/campaign.toml`` the other checkout's (its shipped run
+configurations, so that "before" is what an analyst ran then).
 
 Writes ``benchmarks/results/shipped_walls[_TAG].json`` (per flight: the command, wall time,
 exit code, the method that gave the posterior, the importance ESS, emcee's steps and the
@@ -56,11 +58,14 @@ def main(argv=None) -> int:
     ap.add_argument("--flights", default=None,
                     help="comma-separated names from campaign.toml (default: all)")
     ap.add_argument("--cli", default=str(ROOT / ".venv" / "bin" / "dockrecon"))
+    ap.add_argument("--manifest",
+                    default=str(ROOT / "telemetry_samples" / "flights" / "campaign.toml"),
+                    help="the campaign manifest naming the flights (default: this checkout's)")
     ap.add_argument("--tag", default=None, help="suffix of the results file")
     ap.add_argument("--output", default=None, help="keep the result directories here")
     args = ap.parse_args(argv)
 
-    specs = load_manifest(ROOT / "telemetry_samples" / "flights" / "campaign.toml")
+    specs = load_manifest(Path(args.manifest))
     if args.flights:
         want = args.flights.split(",")
         unknown = sorted(set(want) - {s.name for s in specs})
@@ -111,7 +116,8 @@ def main(argv=None) -> int:
         if not args.output:
             shutil.rmtree(work, ignore_errors=True)
     name = "shipped_walls" + (f"_{args.tag}" if args.tag else "") + ".json"
-    write_json({"cli": args.cli, "flights": rows, "versions": versions()},
+    write_json({"cli": args.cli, "manifest": args.manifest, "flights": rows,
+                "versions": versions()},
                HERE / "results" / name)
     return 0
 
