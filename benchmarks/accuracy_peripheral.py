@@ -12,7 +12,7 @@ what a reconstruction fits.
 For each shipped flight (``telemetry_samples/flights/peripheral``: its truth's initial
 conditions and record span, output at the run configuration's 100 Hz) each variant is
 compared with the same docking integrated explicitly at ``dt_contact`` 0.05 ms and every
-captured step 0.25 ms (``peripheral_speed.py``'s small-step reference):
+captured step 0.25 ms (``peripheral_speed.SMALL``, its small-step reference):
 
 * per fitted channel group (ring position 0.2 mm, ring angles 1 mrad, body rates 0.2 mrad/s:
   the run configuration's sigmas) the largest over its channels of the root-mean-square
@@ -46,14 +46,6 @@ GROUPS = {"ring position": (("ring_x", "ring_y", "ring_z"), 2e-4),
           "body rates": (tuple(f"{v}_rate_{a}" for v in ("active", "passive") for a in "xyz"),
                          2e-4)}
 EVENT_SIGMA = 2e-3   # [s]
-SMALL = {"dt_contact": 5e-5, "dt_captured": 2.5e-4, "dt_settled": None, "settle_time": 0.0,
-         "implicit_contact": "never", "free_until_touch": False}
-
-
-def _with(scn, **kw):
-    return dataclasses.replace(scn, integration=dataclasses.replace(scn.integration, **kw))
-
-
 def _events(tr) -> dict:
     """Capture and latch times [s] (None where the event did not happen)."""
     return {k: (float(v) if v is not None and np.isfinite(v) else None)
@@ -85,8 +77,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from models.peripheral.simulate import load_scenario, simulate
     from recon.io import versions, write_json
-    from tests.models.test_peripheral_behaviour import _latch_mismatch
     from models._kernels import peripheral_run_layout as R
+    from peripheral_speed import SMALL, _variant, latch_ledger_fraction
 
     base = load_scenario("reference")
     steps = [float(s) for s in args.steps.split(",")]
@@ -99,10 +91,10 @@ def main(argv=None) -> int:
         ic = dataclasses.replace(base.initial, **{k: v for k, v in doc["parameters"].items()
                                                   if k != "clock_offset"})
         dur = float(doc["settings"]["duration"])
-        ref = simulate(_with(base, **SMALL), ic, RATE, dur)
+        ref = simulate(_variant(base, **SMALL), ic, RATE, dur)
         rows = {}
         for h in steps:
-            scn = _with(base, dt_contact=h)
+            scn = _variant(base, dt_contact=h)
             cpus = []
             tr = None
             for _ in range(max(1, args.repeats)):
@@ -113,9 +105,7 @@ def main(argv=None) -> int:
                    "cpu_s": round(float(np.median(cpus)), 4)}
             if tr.status == 0:
                 row.update(compare(tr, ref))
-                m = np.max(np.abs(_latch_mismatch(tr.channels)))
-                row["latch_ledger"] = round(
-                    float(m / (0.05 * tr["energy_latch"].max() + 1e-3)), 3)
+                row["latch_ledger"] = round(latch_ledger_fraction(tr), 3)
             rows[f"{h * 1e3:g} ms"] = row
             print(f"{name:11s} contact {h * 1e3:5.3g} ms  steps {row['steps']:6d}  "
                   f"cpu {row['cpu_s'] * 1e3:6.1f} ms  "

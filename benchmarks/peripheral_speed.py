@@ -132,6 +132,18 @@ def _ledger_pct(tr) -> float:
     return 100.0 * float(np.max(np.abs(e - e[0]))) / float(c["energy_kinetic"][0])
 
 
+def latch_ledger_fraction(tr) -> float:
+    """The latches' own energy-ledger mismatch over the run of ``tr``, as a fraction of the
+    acceptance tests' limit (5 % of the peak latch energy, + 1 mJ;
+    ``tests/models/test_peripheral_behaviour.py``)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _latch_mismatch
+    m = np.max(np.abs(_latch_mismatch(tr.channels)))
+    return float(m / (0.05 * tr["energy_latch"].max() + 1e-3))
+
+
 def prune(repeats: int) -> None:
     base = load_scenario("reference")
     _interleaved({"prune on": _variant(base, prune=True),
@@ -162,7 +174,7 @@ def accuracy(names, n_draws: int, duration: float) -> None:
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
-    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
+    from tests.models.test_peripheral_behaviour import _draws
     base = load_scenario("reference")
     ics = [None] + list(_draws(n_draws))
     small = _variant(base, **SMALL)
@@ -189,8 +201,7 @@ def accuracy(names, n_draws: int, duration: float) -> None:
                     err[label, w] = max(err[label, w], e)
             dcap = max(dcap, abs(tr.events["capture"] - ref.events["capture"]))
             ledger = max(ledger, _ledger_pct(tr))
-            m = np.max(np.abs(_latch_mismatch(tr.channels)))
-            latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
+            latch = max(latch, latch_ledger_fraction(tr))
         print(f"{name:8s} (contact {it.dt_contact * 1e3:g} ms, captured "
               f"{it.dt_captured * 1e3:g} ms, settled {it.step_settled * 1e3:g} ms from "
               f"{it.settle_time:g} s): capture {dcap * 1e3:.3f} ms, ledger {ledger:.3f} %, "
@@ -205,7 +216,7 @@ def settle(pairs, n_draws: int = 8, seed: int = 18) -> None:
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
-    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
+    from tests.models.test_peripheral_behaviour import _draws
     base = load_scenario("reference")
     ics = [None] + list(_draws(n_draws, seed=seed))
     refs = [simulate(_variant(base, dt_captured=2.5e-4, dt_settled=None, **_OLD), ic)
@@ -220,8 +231,7 @@ def settle(pairs, n_draws: int = 8, seed: int = 18) -> None:
             ang = max(ang, max(float(np.max(np.abs(tr[n] - ref[n]))) for n in FITTED[1][1]))
             rates = max(rates, max(float(np.max(np.abs(tr[n] - ref[n])))
                                    for n in FITTED[3][1]))
-            m = np.max(np.abs(_latch_mismatch(tr.channels)))
-            latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
+            latch = max(latch, latch_ledger_fraction(tr))
             if k == 0:
                 steps = int(tr.info[R.INFO_STEPS])
         detail = f" ({' '.join(f'{x:.3f}' for x in led)})" if len(led) <= 9 else \
@@ -236,7 +246,7 @@ def implicit(steps_) -> None:
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
-    from tests.models.test_peripheral_behaviour import _draws, _latch_mismatch
+    from tests.models.test_peripheral_behaviour import _draws
     base = load_scenario("reference")
     ics = _draws(8)
     for mode in ("never", "captured"):
@@ -246,8 +256,7 @@ def implicit(steps_) -> None:
             for ic in ics:
                 tr = simulate(s, ic, duration=5.0)
                 led.append(_ledger_pct(tr))
-                m = np.max(np.abs(_latch_mismatch(tr.channels)))
-                latch = max(latch, m / (0.05 * tr["energy_latch"].max() + 1e-3))
+                latch = max(latch, latch_ledger_fraction(tr))
             print(f"implicit_contact {mode:8s} dt_captured {h * 1e3:g} ms: ledger over 5 s "
                   f"[% of KE0], draws 0-7: " + " ".join(f"{x:.3f}" for x in led)
                   + f" (largest {max(led):.3f}); latch ledger {latch:.2f} of its limit",
