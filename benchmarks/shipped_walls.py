@@ -50,6 +50,7 @@ def _load() -> list[float]:
 
 def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
+    from models.errors import InputError
     from recon.campaign import load_manifest
     from recon.io import versions, write_json
     from recon.validation import joint_check
@@ -65,7 +66,10 @@ def main(argv=None) -> int:
     ap.add_argument("--output", default=None, help="keep the result directories here")
     args = ap.parse_args(argv)
 
-    specs = load_manifest(Path(args.manifest))
+    try:
+        specs = load_manifest(Path(args.manifest))
+    except InputError as exc:
+        ap.error(f"--manifest: {exc}")
     if args.flights:
         want = args.flights.split(",")
         unknown = sorted(set(want) - {s.name for s in specs})
