@@ -30,8 +30,12 @@ Model
   the same order; :func:`~models._kernels.peripheral_stage.ring_bounds`).
 * Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
   Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
-  implicitly with the step just taken and sets the forces held over the next step; triggered
-  latches' contacts and the sensors act inside the stages. ``P_FULL_NORMAL`` (1 in the unit's
+  implicitly with the step just taken and sets the forces held over the next step; with
+  ``P_H_LATCH`` > 0 a step longer than it is cut into sub-steps of at most ``P_H_LATCH``
+  over the latch geometry interpolated from the step's start to its end
+  (:func:`~models._kernels.peripheral_latch.latches_between_sub`), and a latch's trigger is
+  timed at its sub-step (``EV_LATCH``). Triggered latches' contacts and the sensors act
+  inside the stages. ``P_FULL_NORMAL`` (1 in the unit's
   run) makes the latches transmit their contact force's full normal, not only its component
   along the latch axis as the paper does (kept as the option 0): for a tip sliding on a
   frictionless face with normal ``n_R`` the latch spring absorbs ``f_n (n_R . v_rel)`` while the
@@ -106,7 +110,8 @@ from models._kernels.peripheral_run_layout import (
     O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH, O_ES, O_FIF, O_LATCH, O_LEG, O_LEGF, O_MIF,
     O_PANG,
     O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG, O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
-    P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_SMALL, P_IC,
+    P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_LATCH, P_H_SMALL,
+    P_IC,
     P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1, P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN,
     P_MP, P_Q0, P_RA, P_T_END, P_TR_MASK, P_TR_T0, P_TR_T1, P_W2, P_XA_HI, P_XA_LO, P_XP_LO,
     PAIR_LATCH_GUIDE, PAIR_LEG,
@@ -460,6 +465,9 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     tot = np.zeros(pl.T_SIZE)
     latch_out = np.zeros(nl, dtype=np.int64)
     lg = np.zeros((nl, pl.LG_SIZE))
+    lg_prev = np.zeros((nl, pl.LG_SIZE))
+    lgs = np.zeros((nl, pl.LG_SIZE))
+    tfrac = np.ones(nl)    # where in the last step a latch triggered (1: at its end)
     ns = sen.shape[0]
     sw = np.zeros(ns, dtype=np.int64)
     so = np.zeros((ns, pl.SO_SIZE))
@@ -498,6 +506,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     w1_0 = y[Y_W1:Y_W1 + 3].copy()
     w2_0 = y[Y_W2:Y_W2 + 3].copy()
     h_small = P[P_H_SMALL]
+    h_latch = P[P_H_LATCH]
     h_large = P[P_H_LARGE]
     h_capt = P[P_H_CAPT]
     h_settled = P[P_H_SETTLED]
@@ -527,8 +536,19 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
         moving_geometry(M, sc, latg, seng, lg, ps)
         if tx[TX_MASK] != 0.0:
             pt.save_latches(tx, ls)
-        lst, li = pl.latches_between(h_prev, lg, lat, stp, ls, trig, hf, tot,
-                                     sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass, full_normal)
+        if h_latch > 0.0 and h_prev > h_latch:
+            n_sub = int(math.ceil(h_prev / h_latch - 1e-9))
+            lst, li = pl.latches_between_sub(h_prev, n_sub, lg_prev, lg, lgs, lat, stp, ls,
+                                             trig, hf, tot,
+                                             sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass,
+                                             full_normal, tfrac)
+        else:
+            lst, li = pl.latches_between(h_prev, lg, lat, stp, ls, trig, hf, tot,
+                                         sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass,
+                                         full_normal)
+        for i in range(nl):
+            for k in range(pl.LG_SIZE):
+                lg_prev[i, k] = lg[i, k]
         if tx[TX_MASK] != 0.0:
             pt.latches_between_row(tr, trn, tx, h_prev, lg, ls, trig, hf, lst, li)
         if lst != NONE:
@@ -542,7 +562,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             pt.capture_row(tr, trn, tx, R[0, 0], sc[SC_TWR + TW_O], c, trig)
         for i in range(nl):
             if latch_out[i] != 0 and math.isnan(ev[EV_LATCH + i]):
-                ev[EV_LATCH + i] = t
+                ev[EV_LATCH + i] = t - h_prev * (1.0 - tfrac[i])
         if c == 1 and not captured:
             captured = True
             ev[EV_CAPTURE] = t

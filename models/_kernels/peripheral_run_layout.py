@@ -16,7 +16,8 @@ from models._kernels.peripheral_mechanism import MP_SIZE
 __all__ = [
     "P_M1", "P_IM1", "P_J1", "P_JI1", "P_L1", "P_G1", "P_M2", "P_IM2", "P_J2", "P_JI2",
     "P_L2", "P_G2", "P_W2", "P_THRUST", "P_T_ON", "P_T_OFF", "P_IC", "P_LAW", "P_DNMAX",
-    "P_H_SMALL", "P_H_LARGE", "P_H_CAPT", "P_DT_OUT", "P_T_END", "P_MARGIN", "P_LEG_MARGIN",
+    "P_H_SMALL", "P_H_LARGE", "P_H_LATCH", "P_H_CAPT", "P_DT_OUT", "P_T_END", "P_MARGIN",
+    "P_LEG_MARGIN",
     "P_EXHAUSTIVE", "P_COS_TOL", "P_GAP_TOL", "P_FULL_NORMAL", "P_Q0", "P_XA_LO", "P_XA_HI",
     "P_RA", "P_XP_LO", "P_PRUNE", "P_MP", "P_TR_T0", "P_TR_T1", "P_TR_MASK", "P_T_PRE",
     "P_H_SETTLED", "P_T_SETTLE", "P_IMPLICIT", "P_FREE_TOUCH", "NP",
@@ -91,7 +92,9 @@ P_IMPLICIT = P_T_PRE + 3    # 1: the ring-ring contacts' damping and friction im
 P_FREE_TOUCH = P_T_PRE + 4  # 1: the free step until a step would make the first touch (a
                             # ring-ring contact, a capture sensor, a latch on its stop); that
                             # step is retaken at P_H_SMALL and the two-rate switch rules after
-NP = P_T_PRE + 5
+P_H_LATCH = P_T_PRE + 5     # latch sub-step between RK4 steps [s] (0: one latch step per RK4
+                            # step; models._kernels.peripheral_latch.latches_between_sub)
+NP = P_T_PRE + 6
 
 # ---- state Y -----------------------------------------------------------------------------------
 Y_R1 = 0            # active centre of mass, inertial (3) [m]

@@ -76,7 +76,11 @@ class Integration:
     ``dt_free`` until a step would make the first touch (a ring-ring contact, a capture
     sensor on the passive ring plane or a latch on its stop, found at any stage of the step
     or at its end), whatever the gap margin; that step is retaken from its start with the
-    two-rate switch's step, which rules from then on."""
+    two-rate switch's step, which rules from then on; ``dt_latch``: the latches' sub-step
+    (None: one latch step per RK4 step): a step longer than it advances the latches in
+    sub-steps of at most ``dt_latch`` over their interpolated geometry, which lifts the bound
+    their guide contacts put on ``dt_contact``
+    (:func:`models._kernels.peripheral_latch.latches_between_sub`)."""
 
     dt_contact: float
     dt_free: float
@@ -91,6 +95,7 @@ class Integration:
     settle_time: float = 0.0
     implicit_contact: str = "never"
     free_until_touch: bool = False
+    dt_latch: float | None = None
 
     def __post_init__(self) -> None:
         if self.implicit_contact not in IMPLICIT_CONTACT:
@@ -108,7 +113,8 @@ class Integration:
         p = "integration."
         _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "dt_settled", "settle_time",
                         "duration", "output_rate", "gap_margin", "leg_margin", "exhaustive",
-                        "prune", "implicit_contact", "free_until_touch", "source"}, p)
+                        "prune", "implicit_contact", "free_until_touch", "dt_latch",
+                        "source"}, p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
@@ -129,7 +135,9 @@ class Integration:
                   dt_settled=(_num(d, "dt_settled", p, positive=True) if "dt_settled" in d
                               else None),
                   settle_time=_num(d, "settle_time", p, 0.0, nonneg=True),
-                  implicit_contact=d.get("implicit_contact", "never"), free_until_touch=ft)
+                  implicit_contact=d.get("implicit_contact", "never"), free_until_touch=ft,
+                  dt_latch=(_num(d, "dt_latch", p, positive=True) if "dt_latch" in d
+                            else None))
         if out.dt_free < dc:
             raise InputError("must not be shorter than dt_contact", key=p + "dt_free")
         return out
@@ -286,6 +294,7 @@ def pack(scenario: Scenario, initial=None, rate: float | None = None,
     P[R.P_T_SETTLE] = it.settle_time
     P[R.P_IMPLICIT] = 1.0 if it.implicit_contact == "captured" else 0.0
     P[R.P_FREE_TOUCH] = 1.0 if it.free_until_touch else 0.0
+    P[R.P_H_LATCH] = 0.0 if it.dt_latch is None else it.dt_latch
     P[R.P_DT_OUT] = 1.0 / rate
     P[R.P_T_END] = duration
     P[R.P_MARGIN] = it.gap_margin
