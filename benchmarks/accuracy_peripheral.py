@@ -73,6 +73,11 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", default="4e-4,5e-4,8e-4,1e-3,2e-3",
                     help="contact steps [s], comma-separated")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--latch-step", type=float, default=None,
+                    help="latch sub-step dt_latch [s] of every variant (default: none, one "
+                         "latch step per RK4 step)")
+    ap.add_argument("--output", type=Path,
+                    default=ROOT / "benchmarks" / "results" / "accuracy_peripheral.json")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from models.peripheral.simulate import load_scenario, simulate
@@ -83,7 +88,8 @@ def main(argv=None) -> int:
     base = load_scenario("reference")
     steps = [float(s) for s in args.steps.split(",")]
     results = {"settings": {"steps": steps, "repeats": args.repeats, "rate": RATE,
-                            "small": SMALL, "preset_dt_contact": base.integration.dt_contact},
+                            "small": SMALL, "preset_dt_contact": base.integration.dt_contact,
+                            "dt_latch": args.latch_step},
                "flights": {}}
     for truth_path in sorted(FLIGHTS.glob("*.truth.json")):
         name = truth_path.name.removesuffix(".truth.json")
@@ -94,7 +100,7 @@ def main(argv=None) -> int:
         ref = simulate(_variant(base, **SMALL), ic, RATE, dur)
         rows = {}
         for h in steps:
-            scn = _variant(base, dt_contact=h)
+            scn = _variant(base, dt_contact=h, dt_latch=args.latch_step)
             cpus = []
             tr = None
             for _ in range(max(1, args.repeats)):
@@ -116,7 +122,7 @@ def main(argv=None) -> int:
                      if tr.status == 0 else f"status {tr.status}"), flush=True)
         results["flights"][name] = {"duration": dur, "events": _events(ref), "variants": rows}
     results["versions"] = versions()
-    write_json(results, ROOT / "benchmarks" / "results" / "accuracy_peripheral.json")
+    write_json(results, args.output)
     return 0
 
 

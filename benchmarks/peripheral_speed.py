@@ -57,6 +57,14 @@ differences from an explicit run with every captured step 0.25 ms, and the refer
 implicit after capture: the energy-ledger residual over 5 s of the 8 random captures of the
 acceptance test and the latches' own ledger (of its limit).
 
+``python benchmarks/peripheral_speed.py latches [--variants plain0.4,latch1,latch2] [--draws 40]
+[--seeds 7,11]``: over the random captures ``_draws(N, seed)`` (5 s each) of each seed, the
+largest latches' own ledger (of its acceptance limit) and energy-ledger residual (of the
+initial kinetic energy), the captures and the failed runs, for step settings of
+:data:`STEPS` (``latch1`` / ``latch2`` / ``latch3``: 1 / 2 / 3-ms contact steps with the
+latches sub-stepped at 0.2 ms, ``latch2q`` at 0.4 ms; ``plain0.4``: 0.4 ms, each latch on
+the RK4 step).
+
 ``python benchmarks/peripheral_speed.py symmetry [--steps 2e-3,3e-3]``: the same sweep on the
 three-fold symmetry acceptance test (``test_three_fold_symmetry``: the turned run against the
 base run turned, 4 s): the largest differences of the ring position, interface force and
@@ -97,6 +105,11 @@ STEPS = {
     "implicit": {"dt_contact": 4e-4, "dt_captured": 2e-3, "dt_settled": 5e-3, "settle_time": 4.0,
                  "implicit_contact": "captured", "free_until_touch": False},
     "preset": {},
+    "plain0.4": {"dt_contact": 4e-4, "dt_latch": None},
+    "latch1": {"dt_contact": 1e-3, "dt_latch": 2e-4},
+    "latch2": {"dt_contact": 2e-3, "dt_latch": 2e-4},
+    "latch2q": {"dt_contact": 2e-3, "dt_latch": 4e-4},
+    "latch3": {"dt_contact": 3e-3, "dt_latch": 2e-4},
 }
 # windows of ``accuracy``: up to CAPTURE_WINDOW [s] after the small-step reference's capture
 # (the span of the shipped flights' records), and the whole run
@@ -210,6 +223,34 @@ def accuracy(names, n_draws: int, duration: float) -> None:
             print(f"    {WINDOWS[w]:28s} "
                   + ", ".join(f"{label} {err[label, w] * sc:.4g} {u}"
                               for label, _, sc, u in FITTED), flush=True)
+
+
+def latches(names, n_draws: int, seeds) -> None:
+    """Random captures' latch ledger (fraction of its acceptance limit) and energy ledger
+    (% of the initial kinetic energy), largest over ``_draws(n_draws, seed)``, 5 s each."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the repository's tests
+    from tests.models.test_peripheral_behaviour import _draws
+    base = load_scenario("reference")
+    for seed in seeds:
+        ics = _draws(n_draws, seed=seed)
+        for name in names:
+            s = _steps_variant(base, name)
+            lat, led, caps, failed = 0.0, 0.0, 0, 0
+            for ic in ics:
+                tr = simulate(s, ic, duration=5.0, raise_on_failure=False)
+                if tr.status != 0:
+                    failed += 1
+                    continue
+                lat = max(lat, latch_ledger_fraction(tr))
+                led = max(led, _ledger_pct(tr))
+                caps += int(np.isfinite(tr.events["capture"]))
+            it = s.integration
+            print(f"seed {seed:3d} {name:9s} (contact {it.dt_contact * 1e3:g} ms, latch "
+                  f"sub-step {'none' if it.dt_latch is None else f'{it.dt_latch * 1e3:g} ms'})"
+                  f": latch ledger {lat:.3f} of its limit, ledger {led:.3f} %, captures "
+                  f"{caps} of {n_draws}, failed {failed}", flush=True)
 
 
 def settle(pairs, n_draws: int = 8, seed: int = 18) -> None:
@@ -382,13 +423,14 @@ def cage() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("prune", "captured", "preset", "draws", "cage", "steps",
-                                     "accuracy", "settle", "implicit", "symmetry"))
+                                     "accuracy", "settle", "implicit", "symmetry", "latches"))
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--variants", default="before,contact,settled,preset",
                     help="comma-separated step settings of steps / accuracy: " + ", ".join(STEPS))
     ap.add_argument("--draws", type=int, default=8,
                     help="random captures of accuracy and settle (besides the reference)")
     ap.add_argument("--seed", type=int, default=18, help="settle: seed of the random captures")
+    ap.add_argument("--seeds", default="7,11", help="latches: comma-separated draw seeds")
     ap.add_argument("--steps", default="2e-3,2.5e-3,3e-3,3.5e-3,4e-3,5e-3",
                     help="implicit / symmetry: comma-separated captured steps [s]")
     ap.add_argument("--duration", type=float, default=20.0, help="simulated time of accuracy [s]")
@@ -413,6 +455,9 @@ def main() -> None:
     elif a.what == "settle":
         settle([tuple(float(v) for v in x.split(":")) for x in a.pairs.split(",") if x],
                a.draws, a.seed)
+    elif a.what == "latches":
+        latches([x for x in a.variants.split(",") if x], a.draws,
+                [int(x) for x in a.seeds.split(",") if x])
     elif a.what in ("implicit", "symmetry"):
         hs = [float(x) for x in a.steps.split(",") if x]
         implicit(hs) if a.what == "implicit" else symmetry(hs)
