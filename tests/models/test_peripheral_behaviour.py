@@ -386,5 +386,5 @@ def test_latch_sub_step_key(scenario):
     assert Integration.from_dict({**d, "dt_latch": 2e-4}).dt_latch == 2e-4
     with pytest.raises(InputError, match="dt_latch"):
         Integration.from_dict({**d, "dt_latch": 0.0})
-    assert pack(scenario).P[R.P_H_LATCH] == 0.0
+    assert pack(_integration(scenario, dt_latch=None)).P[R.P_H_LATCH] == 0.0
     assert pack(_integration(scenario, dt_latch=2e-4)).P[R.P_H_LATCH] == 2e-4
