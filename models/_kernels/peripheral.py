@@ -546,9 +546,10 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
             lst, li = pl.latches_between(h_prev, lg, lat, stp, ls, trig, hf, tot,
                                          sc[SC_TWR + TW_O:SC_TWR + TW_O + 3], o_pass,
                                          full_normal)
-        for i in range(nl):
-            for k in range(pl.LG_SIZE):
-                lg_prev[i, k] = lg[i, k]
+        if h_latch > 0.0:
+            for i in range(nl):
+                for k in range(pl.LG_SIZE):
+                    lg_prev[i, k] = lg[i, k]
         if tx[TX_MASK] != 0.0:
             pt.latches_between_row(tr, trn, tx, h_prev, lg, ls, trig, hf, lst, li)
         if lst != NONE:

@@ -346,17 +346,9 @@ def latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_nor
     ``m (v_{n+1}-v_n)^2/2 + k_L (x_{n+1}-x_n)^2/2`` (which vanishes as ``O(h)`` for a smooth
     motion); a step that ends on a limit books whatever energy it removes as ``D_stop``.
     """
-    status = NONE
-    bad = -1
-    for k in range(T_SIZE):
-        tot[k] = 0.0
     for i in range(lat.shape[0]):
         _advance(h, lg, lat, stp, ls, trig, i)
-        if _transmit(lg, lat, stp, ls, trig, hf, tot, i, o_ring, o_pass, full_normal) \
-                and status == NONE:
-            status = PENETRATION_EXCEEDED
-            bad = i
-    return status, bad
+    return _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal)
 
 
 @njit(**NJIT)
@@ -387,15 +379,11 @@ def latches_between_sub(h, n_sub, lg0, lg, lgs, lat, stp, ls, trig, hf, tot, o_r
     -------
     (status, index) as :func:`latches_between`.
     """
-    status = NONE
-    bad = -1
-    for k in range(T_SIZE):
-        tot[k] = 0.0
-    n = lat.shape[0]
     hs = h / n_sub
     for s_ in range(1, n_sub + 1):
         w = s_ / n_sub
-        for i in range(n):
+        g = lgs if s_ < n_sub else lg
+        for i in range(lat.shape[0]):
             if s_ < n_sub:
                 for k in range(LG_SIZE):
                     lgs[i, k] = lg0[i, k] + w * (lg[i, k] - lg0[i, k])
@@ -403,14 +391,22 @@ def latches_between_sub(h, n_sub, lg0, lg, lgs, lat, stp, ls, trig, hf, tot, o_r
                                + lgs[i, LG_N + 2] ** 2)
                 for k in range(3):
                     lgs[i, LG_N + k] /= nn
-            else:
-                for k in range(LG_SIZE):
-                    lgs[i, k] = lg[i, k]
             was = trig[i]
-            _advance(hs, lgs, lat, stp, ls, trig, i)
+            _advance(hs, g, lat, stp, ls, trig, i)
             if trig[i] != was:
                 tfrac[i] = w
-    for i in range(n):
+    return _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal)
+
+
+@njit(**NJIT)
+def _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal):
+    """:func:`_transmit` for every latch, ``tot`` zeroed first; ``(status, index)`` of the
+    first latch whose guide contact is beyond ``LP_DNMAX``."""
+    status = NONE
+    bad = -1
+    for k in range(T_SIZE):
+        tot[k] = 0.0
+    for i in range(lat.shape[0]):
         if _transmit(lg, lat, stp, ls, trig, hf, tot, i, o_ring, o_pass, full_normal) \
                 and status == NONE:
             status = PENETRATION_EXCEEDED
