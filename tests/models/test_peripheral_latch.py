@@ -504,6 +504,42 @@ def test_sub_stepped_latch_is_the_fine_stepped_latch(full):
     assert sub[-1][3][K.T_DNUM] == pytest.approx(fine[-1][5][K.T_DNUM], rel=1e-9)
 
 
+@pytest.mark.parametrize("f0", [0.0, 40.0])
+@pytest.mark.parametrize("k_l", [0.0, 2.0e3])
+@pytest.mark.parametrize("h", [1e-5, 2e-4, 5e-3])
+def test_a_triggered_latch_at_rest_steps_to_rest_with_nothing_booked(f0, k_l, h):
+    """The premise of the kernels' skip (``peripheral_latch._at_rest``): a triggered latch
+    (no guide contact) resting on its internal stop is a fixed point of the step. The
+    implicit step from rest under a preload >= 0 (the loader refuses a negative one) ends at
+    or below the stop, the stop puts it back at rest, and every ledger term it books is
+    exactly zero, so skipping the step changes no bit."""
+    m = 0.5
+    xn, vn = K.latch_implicit_step(0.0, 0.0, h, 1.0 / m, k_l, f0, 0.0, 0.0)
+    assert xn <= 0.0 and vn <= 0.0
+    es0, ek0 = K.latch_energy(0.0, 0.0, m, k_l, f0)
+    es1, ek1 = K.latch_energy(0.0, 0.0, m, k_l, f0)
+    work = (0.0 - 0.0 * (0.0 - 0.0)) * (0.0 - 0.0)
+    assert es0 + ek0 + work - es1 - ek1 == 0.0 and work == 0.0
+
+
+def test_released_latch_comes_to_rest_and_stays_there_bit_for_bit():
+    """Driven across the ridge, the latch triggers, its spring returns it to the internal
+    stop and it rests there: from that step on its state is (0, 0) and its ledger totals do
+    not change by a bit, sub-stepped or not (the skip of ``_at_rest`` and the steps it
+    replaces agree)."""
+    sub = [(ls[K.LS_X], ls[K.LS_V], tr, tot) for _, ls, tr, tot, _, _ in
+           _drive_sub(1e-3, 5, full=True)]
+    plain = [(x, v, tr, tot) for _, x, v, tr, _, tot, _, _ in _drive(2e-4, full=True)[3]]
+    for hist in (sub, plain):
+        k0 = next((k for k, (x, v, tr, _) in enumerate(hist)
+                   if tr == 1 and x == 0.0 and v == 0.0), None)
+        assert k0 is not None and k0 < len(hist) - 10, "the drive must bring it to rest"
+        ledger = slice(K.T_ESPRING, K.T_DSTOP + 1)
+        for x, v, tr, tot in hist[k0:]:
+            assert (x, v, tr) == (0.0, 0.0, 1)
+            assert np.array_equal(tot[ledger], hist[k0][3][ledger])
+
+
 @pytest.mark.parametrize("full", [False, True])
 def test_latch_forces_are_equal_and_opposite(full):
     """Momentum: F_ring + F_passive = 0 and, with moments about different reference points,
