@@ -39,8 +39,9 @@ def generated(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def simulated():
-    """Noiseless simulation of each flight (1000 Hz, as the recorder simulates it)."""
-    scn = ps.load_scenario("reference")
+    """Noiseless simulation of each flight (1000 Hz, with the integration the records were
+    made with, as the recorder simulates it)."""
+    scn = pg.record_scenario()
     out = {}
     for name, spec in pg.FLIGHTS.items():
         ic = dataclasses.replace(scn.initial, **spec["initial"])
@@ -179,7 +180,7 @@ def test_study_recorder_realistic(tmp_path, simulated):
     grids are offset by the crossing time), the record starts at the drawn record start, runs
     20 s past capture, and its capture flag switches within one flag period of the truth's
     capture on the record's clock."""
-    scn = ps.load_scenario("reference")
+    scn = pg.record_scenario()
     rng = np.random.default_rng(3)
     paths, truth = pg.record_study_flight("r1", tmp_path, {}, scenario=scn, seed=11, rng=rng,
                                           records="realistic")
@@ -222,8 +223,10 @@ def test_run_configuration_fits_the_shipped_flights():
 def test_capture_and_latch_thresholds():
     """The brackets the low-energy flight is chosen by (reference scenario, closing speed
     only, 20 s): below CAPTURE_THRESHOLD no capture, above it capture; below
-    LATCH_THRESHOLD no latch, above it a latch; the flight lies above the capture bracket."""
-    scn = ps.load_scenario("reference")
+    LATCH_THRESHOLD no latch, above it a latch; the flight lies above the capture bracket.
+    The brackets are the records' model's (RECORD_INTEGRATION), the one the flight was made
+    with."""
+    scn = pg.record_scenario()
 
     def events(v):
         tr = ps.simulate(scn, dataclasses.replace(scn.initial, rel_vel_x=v), 50.0, 20.0)

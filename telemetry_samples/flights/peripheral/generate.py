@@ -61,7 +61,7 @@ from telemetry_samples.flights.recorder import (RecorderTable, record_frames, re
 
 __all__ = ["FLIGHTS", "RECORDER", "OBSERVATION", "CAPTURE_THRESHOLD", "LATCH_THRESHOLD",
            "record_flight", "generate_flight", "generate", "record_long_flight",
-           "record_study_flight"]
+           "record_study_flight", "RECORD_INTEGRATION", "record_scenario"]
 
 #: Closing speeds [m/s] bracketing the capture threshold of the reference scenario (its other
 #: initial conditions unchanged, 20 s simulated): at the lower one latches 1-4 trigger, the
@@ -101,6 +101,26 @@ FLIGHTS: dict[str, dict] = {
                    "draw": 2},
 }
 
+#: The reference preset's integration settings the shipped records were made with, and with
+#: which :func:`record_flight` and :func:`record_long_flight` simulate when no scenario is
+#: given: the 0.4-ms contact step with the latches on the RK4 step, the preset's until
+#: 2026-11-29 (since then 1 ms with 0.2-ms latch sub-steps). The shipped files regenerate
+#: bit for bit from them (``tests/recon/test_peripheral_recorder.py``), and the
+#: reconstruction meets records made by a model a little different from its own. A study's
+#: recorder (:func:`record_study_flight`) simulates with the scenario it is given.
+RECORD_INTEGRATION = {"dt_contact": 4.0e-4, "dt_latch": None}
+
+
+def record_scenario():
+    """The reference preset with :data:`RECORD_INTEGRATION`: the scenario of the shipped
+    records."""
+    from models.peripheral import simulate as ps
+
+    scn = ps.load_scenario("reference")
+    return dataclasses.replace(scn, integration=dataclasses.replace(scn.integration,
+                                                                    **RECORD_INTEGRATION))
+
+
 _POSE = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw")
 _LEGS = tuple(f"leg_{i}" for i in range(1, 7))
 _RATES = tuple(f"{b}_rate_{a}" for b in ("active", "passive") for a in "xyz")
@@ -131,7 +151,8 @@ OBSERVATION = ObservationModel(tuple(
 
 def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict,
                   clock_offset: float, duration: float, *, scenario=None) -> Path:
-    """Simulate the scenario (default: the peripheral reference preset) from ``initial`` (IC
+    """Simulate the scenario (default: the peripheral reference preset with
+    :data:`RECORD_INTEGRATION`, :func:`record_scenario`) from ``initial`` (IC
     names, SI; the others from the scenario), record it with :data:`RECORDER` and write
     ``out_dir/<name>.parquet`` and ``<name>.truth.json``.
 
@@ -151,7 +172,7 @@ def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dic
     from models._kernels.peripheral_run_layout import IC_NAMES
     from models.peripheral import simulate as ps
 
-    scn = ps.load_scenario("reference") if scenario is None else scenario
+    scn = record_scenario() if scenario is None else scenario
     ic = dataclasses.replace(scn.initial, **initial)
     traj = ps.simulate(scn, ic, 1000.0, duration)
     sim = {k: v for k, v in traj.channels.items() if k != "t"}
@@ -206,13 +227,13 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
     The truth is the relative state at the start plane (``initial`` over the scenario's) and
     the clock offset ``record_start`` + the crossing time; the events count from the start
     plane. Raises ValueError when there is no capture within ``horizon`` [s] of the start
-    plane.
+    plane. ``scenario`` defaults to :func:`record_scenario`.
     """
     from models._kernels.peripheral_run_layout import IC_NAMES
     from models.peripheral import simulate as ps
     from telemetry_samples.flights.generate import approach_start
 
-    scn = ps.load_scenario("reference") if scenario is None else scenario
+    scn = record_scenario() if scenario is None else scenario
     ic = dataclasses.replace(scn.initial, **initial)
     ic_pre, t_star = approach_start(
         scn, ic, approach, simulate=lambda x, d: ps.simulate(scn, x, 1000.0, d),
