@@ -433,6 +433,26 @@ def reconstruct_one(spec, out: str) -> dict:
     return stamp
 
 
+#: Dask settings of the embedded cluster (:func:`_client`), set while it starts; the nannies
+#: hand them to their workers. The cluster has no dashboard, so nothing reads what these would
+#: collect, and each costs CPU the flights could use (idle, a client and two workers took
+#: 6.3-7.2 s of CPU a minute with Dask's defaults and 1.6-1.8 s with these:
+#: ``benchmarks/embedded_cluster_idle.py``):
+#:
+#: * the workers' statistical profiler, a stack sample of every thread every 10 ms;
+#: * the system monitor (CPU, memory, network of each process for the dashboard's plots),
+#:   every 0.5 s by default, here 5 s (the scheduler's memory figures still come from it);
+#: * the event-loop health tick, every 20 ms by default, here 1 s (it warns when the loop
+#:   was blocked; a flight runs in the worker's task thread, not on the loop).
+#:
+#: An existing cluster (``scheduler``) keeps its own configuration.
+EMBEDDED_DASK_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "1s",
+}
+
+
 #: ``worker(spec, out_dir) -> stamp``: reconstruct one flight into ``out_dir / spec.name`` and
 #: return its stamp (what :data:`FLIGHT_STAMP` holds: digest, status, reason, wall_s)
 Worker = Callable[[FlightSpec, str], dict]
@@ -441,6 +461,7 @@ Worker = Callable[[FlightSpec, str], dict]
 def _client(workers: int | None, scheduler: str | None, threads: int):
     """A Dask client: on an existing cluster, or on an embedded LocalCluster of ``workers``
     single-threaded processes whose numeric thread pools hold ``threads`` threads each."""
+    import dask
     from distributed import Client, LocalCluster
 
     from recon.dask_worker import QUIET_ENV, quiet_logs
@@ -454,11 +475,17 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     env = {v: str(threads) for v in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
                                      "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     env[QUIET_ENV] = "1" if quiet else "0"
-    # the workers ignore SIGINT and keep quiet (recon.dask_worker): Ctrl-C is the client's
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, env=env,
-                           silence_logs=logging.CRITICAL if quiet else logging.INFO,
-                           preload=["recon.dask_worker"])
+    # the workers ignore SIGINT and keep quiet (recon.dask_worker): Ctrl-C is the client's;
+    # no dashboard, so none of its data collection (EMBEDDED_DASK_CONFIG). The scheduler
+    # still serves its health and metrics routes over HTTP, by default on port 8787, and
+    # warns on the user's terminal when another cluster has it (two campaigns on one
+    # machine): it takes a free port on the loopback instead
+    with dask.config.set(EMBEDDED_DASK_CONFIG):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, env=env,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                               silence_logs=logging.CRITICAL if quiet else logging.INFO,
+                               preload=["recon.dask_worker"])
     return Client(cluster), cluster
 
 

@@ -280,6 +280,72 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
     assert levels == {"distributed": want, "tornado": want, "tornado.application": want}
 
 
+def _worker_dask_settings(dask_worker):
+    import dask
+    return ({k: dask.config.get(k) for k in (
+                "distributed.worker.profile.enabled",
+                "distributed.admin.system-monitor.interval",
+                "distributed.admin.tick.interval")},
+            sorted(dask_worker.periodic_callbacks),
+            dask_worker.periodic_callbacks["monitor"].callback_time,
+            dask_worker.periodic_callbacks["tick"].callback_time)
+
+
+def test_embedded_workers_run_without_the_dashboard_machinery():
+    """The embedded cluster has no dashboard, so its workers run with EMBEDDED_DASK_CONFIG:
+    no statistical profiler (no 'profile' callbacks), the system monitor every 5 s and the
+    event-loop tick every 1 s (callback times in ms), as the scheduler does; the client's own
+    Dask configuration is left as it was."""
+    import dask
+
+    from recon.campaign import EMBEDDED_DASK_CONFIG, _client, _close
+
+    keys = list(EMBEDDED_DASK_CONFIG)
+    before = {k: dask.config.get(k) for k in keys}
+    assert before != EMBEDDED_DASK_CONFIG      # Dask's defaults differ, so the check can fail
+    client, cluster = _client(1, None, 1)
+    try:
+        (conf, callbacks, monitor_ms, tick_ms), = client.run(_worker_dask_settings).values()
+        sched = client.run_on_scheduler(
+            lambda dask_scheduler: (sorted(dask_scheduler.periodic_callbacks),
+                                    dask_scheduler.periodic_callbacks["monitor"].callback_time))
+    finally:
+        _close(client, cluster)
+    assert conf == EMBEDDED_DASK_CONFIG
+    assert "profile" not in callbacks and "profile-cycle" not in callbacks
+    assert {"heartbeat", "monitor", "tick"} <= set(callbacks)
+    assert (monitor_ms, tick_ms) == (5000.0, 1000.0)
+    assert sched[1] == 5000.0
+    assert {k: dask.config.get(k) for k in keys} == before
+
+
+def test_two_embedded_clusters_start_side_by_side_without_a_warning():
+    """Two campaigns on one machine: each embedded scheduler's HTTP server (health and metrics
+    routes; no dashboard) takes a free loopback port, so neither warns on the user's terminal
+    that port 8787 is in use (Dask's default, which it warns about and then moves off)."""
+    import warnings
+
+    from recon.campaign import _client, _close
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = _client(1, None, 1)
+        try:
+            second = _client(1, None, 1)
+            try:
+                ports = [c.run_on_scheduler(
+                    lambda dask_scheduler: (dask_scheduler.http_server.address,
+                                            dask_scheduler.http_server.port))
+                         for c, _ in (first, second)]
+            finally:
+                _close(*second)
+        finally:
+            _close(*first)
+    assert not [w for w in caught if "already in use" in str(w.message)], \
+        [str(w.message) for w in caught]
+    assert ports[0] != ports[1] and {a for a, _ in ports} == {"127.0.0.1"}
+
+
 def test_the_shipped_manifest_lists_every_shipped_flight_of_both_units():
     """telemetry_samples/flights/campaign.toml: every shipped record with its truth beside it
     (the cut and realistic probe-cone flights, the peripheral flights), each under a scenario
