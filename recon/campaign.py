@@ -436,8 +436,9 @@ def reconstruct_one(spec, out: str) -> dict:
 #: Dask settings of the embedded cluster (:func:`_client`), set while it starts; the nannies
 #: hand them to their workers. The cluster has no dashboard, so nothing reads what these would
 #: collect, and each costs CPU the flights could use (idle, a client and two workers took
-#: 6.3-7.2 s of CPU a minute with Dask's defaults and 1.6-1.8 s with these:
-#: ``benchmarks/embedded_cluster_idle.py``):
+#: 4.2-4.6 s of CPU a minute with Dask's defaults and 1.45-1.53 s with these, at load 2.7;
+#: 6.3-7.2 and 1.6-1.8 s at load 6-10: ``benchmarks/embedded_cluster_idle.py``,
+#: benchmarks/README.md "campaigns"):
 #:
 #: * the workers' statistical profiler, a stack sample of every thread every 10 ms;
 #: * the system monitor (CPU, memory, network of each process for the dashboard's plots),
