@@ -41,6 +41,14 @@ roughly 40 % of studies of 12 parameters. Each row therefore also carries the on
 binomial probability of so few hits (``p_low68``, ``p_low95``) and ``low_familywise``: the
 same test at 5 % for the table as a whole (Bonferroni, a cell below 0.05 / cells).
 
+A study longer than one sitting. The draws are sequential (step 1), so flight ``i`` is the
+same draw, recorded with the same seed and reconstructed with the same seed, whatever part of
+the study is run: ``only`` (``--only 20-39``) runs a subset of the ``flights`` flights, and
+:func:`merge_studies` (``dockrecon study merge``) joins the ``calibration.json`` of parts run
+apart (other directories, other machines, other days) into the table of their union. It
+refuses parts of different studies (seed, number of flights, records, options, free
+parameters, scenario or configuration) and a flight scored in two parts.
+
 Scope. The study simulates the drawn initial conditions; a run configuration that frees any
 other model parameter (a mechanism characteristic) is refused, because the recorder would
 not simulate the drawn value of it. The clock offset of a realistic record is set by the
@@ -62,7 +70,8 @@ import numpy as np
 from models.errors import InputError, SimulationError
 
 __all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "read_posterior",
-           "coverage", "run_study", "calibrate_one", "HORIZON", "RECORDS"]
+           "coverage", "run_study", "calibrate_one", "parse_only", "format_only",
+           "merge_studies", "HORIZON", "RECORDS"]
 
 #: [s] a realistic study flight must capture within this time of the start plane
 HORIZON = 15.0
@@ -91,6 +100,10 @@ class StudySettings:
         ``"realistic"`` or ``"cut"`` (:data:`RECORDS`).
     options
         Reconstruct options of every flight (:data:`recon.campaign.OPTION_KEYS`).
+    only
+        The indices of the flights this run makes (sorted, each below ``flights``), or None
+        for all of them (:func:`parse_only`). Recorded as ranges (``"20-39"``), and not at
+        all when None, so a directory made before the option existed still resumes.
     """
 
     scenario: str
@@ -99,11 +112,55 @@ class StudySettings:
     seed: int = 7
     records: str = "realistic"
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    only: tuple[int, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["options"] = dict(self.options)
+        if self.only is None:
+            del d["only"]
+        else:
+            d["only"] = format_only(self.only)
         return d
+
+
+def parse_only(text: str, flights: int) -> tuple[int, ...]:
+    """The flight indices of an ``--only`` value: comma-separated indices and inclusive
+    ranges, 0-based (``"20-39"``, ``"0-4,10"``), each below ``flights``; sorted, without
+    repeats. :class:`InputError` (key ``--only``) names what is wrong."""
+    out: set[int] = set()
+    for part in str(text).split(","):
+        part = part.strip()
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise InputError(f"{part!r} is not a flight index or a range of them (0-based: "
+                             "'20-39', '0-4,10')", key="--only") from None
+        if a < 0 or b < a:
+            raise InputError(f"{part!r} is not a range of flight indices (0 <= first <= "
+                             "last)", key="--only")
+        if b >= flights:
+            raise InputError(f"{part!r} goes beyond the study's {flights} flights (indices "
+                             f"0-{flights - 1})", key="--only")
+        out.update(range(a, b + 1))
+    return tuple(sorted(out))
+
+
+def format_only(indices: Sequence[int]) -> str:
+    """Flight indices as the shortest ``--only`` text (``[0, 1, 2, 5]`` -> ``"0-2,5"``)."""
+    idx = sorted(set(int(i) for i in indices))
+    parts: list[str] = []
+    start = prev = None
+    for i in idx + [None]:
+        if start is not None and (i is None or i != prev + 1):
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+            start = None
+        if i is not None and start is None:
+            start = i
+        prev = i
+    return ",".join(parts)
 
 
 def _model_window(cfg) -> float:
@@ -414,6 +471,9 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
     t0 = time.time()
     flights = draw_flights(unit, scenario, cfg.space, settings.flights, settings.seed,
                            records=settings.records, window=window)
+    if settings.only is not None:       # every draw made, in order, so flight i is the same
+        keep = set(settings.only)
+        flights = [f for f in flights if f["index"] in keep]
     flights = record_flights(unit, scenario, flights, out / "telemetry", settings, window)
     specs, truths = [], {}
     for f in flights:
@@ -441,6 +501,7 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
         body = {"kind": "calibration", **coverage(records, free), "free": free,
                 "flights": records,
                 "settings": {"study": settings.to_dict(), "horizon": HORIZON,
+                             "inputs": _input_digests(settings),
                              "selection": (f"prior draws that capture within {HORIZON:g} s "
                                            "of the start plane" if settings.records ==
                                            "realistic" else "prior draws that capture >= 1 s "
@@ -469,3 +530,133 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
         if name not in scores and f.get("state") == "done":
             scores[name] = f.get("score") or _score(by_name[name], out)
     return write(doc)
+
+
+def _file_digest(path: str) -> str | None:
+    """SHA-256 of a file's bytes, or None when it cannot be read."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _input_digests(settings: StudySettings) -> dict[str, str | None]:
+    """The scenario's and the run configuration's SHA-256 (what :func:`merge_studies`
+    compares: the paths differ between the machines and directories the parts ran in)."""
+    return {"scenario": _file_digest(settings.scenario),
+            "config": _file_digest(settings.config)}
+
+
+def _flight_index(name: str) -> int | None:
+    """The index of a study flight from its name (``cal07`` -> 7; :func:`draw_flights`)."""
+    digits = name[3:]
+    return int(digits) if name.startswith("cal") and digits.isdigit() else None
+
+
+#: study settings that parts of one study share (``only`` differs between them)
+_SAME_STUDY = ("flights", "seed", "records", "options")
+
+
+def _read_part(path: Path) -> tuple[Path, dict[str, Any]]:
+    from recon.io import read_json
+
+    file = path / "calibration.json" if path.is_dir() else path
+    if not file.exists():
+        raise InputError("no calibration.json (not a calibration study's directory?)",
+                         source=str(path))
+    doc = read_json(file)
+    if not isinstance(doc, dict) or doc.get("kind") != "calibration":
+        raise InputError("not a calibration study's calibration.json", source=str(file))
+    for key in ("flights", "free", "settings"):
+        if key not in doc:
+            raise InputError(f"has no {key!r} (an incomplete or foreign file)", key=key,
+                             source=str(file))
+    return file, doc
+
+
+def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
+                  ) -> dict[str, Any]:
+    """Join the parts of one calibration study (module docstring, 'A study longer than one
+    sitting') into ``out``: ``calibration.json`` with the coverage of the union of their
+    scored flights (:func:`coverage`), the union of their catalogs (``catalog.parquet``,
+    when every part has one), and ``settings.merged_from`` with each part's file, flights,
+    versions and wall time. Returns the document.
+
+    Parts of different studies are refused, naming the file and the setting. The scenario
+    and the configuration are compared by their SHA-256 where both parts recorded it (since
+    this function exists), else by file name.
+    """
+    import pandas as pd
+
+    from recon.campaign import CATALOG_COLUMNS
+    from recon.io import versions, write_json, write_table
+
+    if len(parts) < 2:
+        raise InputError("needs at least two parts of a study to merge", key="PARTS")
+    read = [_read_part(Path(p)) for p in parts]
+    out = Path(out)
+    if any(f.parent.resolve() == out.resolve() for f, _ in read):
+        raise InputError("is one of the parts: merge into a new directory", source=str(out))
+    first_file, first = read[0]
+    s0 = first["settings"].get("study") or {}
+    records: dict[str, dict[str, Any]] = {}
+    origin: dict[str, Path] = {}
+    merged_from = []
+    for file, doc in read:
+        st = doc["settings"].get("study") or {}
+        for key in _SAME_STUDY:
+            if st.get(key) != s0.get(key):
+                raise InputError(f"is part of another study: {key} {st.get(key)!r} against "
+                                 f"{s0.get(key)!r} in {first_file}", key=key, source=str(file))
+        if doc["free"] != first["free"]:
+            raise InputError(f"frees {doc['free']} against {first['free']} in {first_file}",
+                             key="free", source=str(file))
+        dig, dig0 = doc["settings"].get("inputs") or {}, first["settings"].get("inputs") or {}
+        for key in ("scenario", "config"):
+            if dig.get(key) and dig0.get(key):
+                same = dig[key] == dig0[key]
+            else:
+                same = Path(str(st.get(key))).name == Path(str(s0.get(key))).name
+            if not same:
+                raise InputError(f"was made with another {key} than {first_file} "
+                                 f"({st.get(key)} against {s0.get(key)})", key=key,
+                                 source=str(file))
+        for rec in doc["flights"]:
+            name = rec["flight"]
+            if name in records:
+                raise InputError(f"scores flight {name}, which {origin[name]} scores too",
+                                 key=name, source=str(file))
+            records[name] = rec
+            origin[name] = file
+        merged_from.append({"file": str(file.resolve()), "only": st.get("only"),
+                            "flights": [r["flight"] for r in doc["flights"]],
+                            "wall_s": doc.get("wall_s"), "versions": doc.get("versions"),
+                            "campaign": doc.get("campaign")})
+    recs = [records[k] for k in sorted(records)]
+    free = list(first["free"])
+    study = {k: v for k, v in s0.items() if k != "only"}
+    catalogs = [f.parent / "catalog.parquet" for f, _ in read]
+    counts: dict[str, int] | None = None
+    if all(isinstance(m["campaign"], dict) for m in merged_from):
+        counts = {}
+        for m in merged_from:
+            for k, v in m["campaign"].items():
+                if isinstance(v, int):
+                    counts[k] = counts.get(k, 0) + v
+    body = {"kind": "calibration", **coverage(recs, free), "free": free, "flights": recs,
+            "settings": {**{k: v for k, v in first["settings"].items()
+                            if k not in ("study", "merged_from")},
+                         "study": {**study, "only": format_only(
+                             [i for i in map(_flight_index, records) if i is not None])},
+                         "merged_from": merged_from},
+            "seed": first.get("seed"), "versions": versions(),
+            "wall_s": round(sum(float(m["wall_s"] or 0.0) for m in merged_from), 1),
+            "flights_resumed": None, "campaign": counts}
+    out.mkdir(parents=True, exist_ok=True)
+    if all(c.exists() for c in catalogs):
+        frame = pd.concat([pd.read_parquet(c) for c in catalogs], ignore_index=True)
+        write_table(frame, out / "catalog.parquet", dict(CATALOG_COLUMNS))
+    write_json(body, out / "calibration.json")
+    return body

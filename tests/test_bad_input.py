@@ -248,6 +248,9 @@ OPTION_CASES = [
     (["simulate", "appendage", APPENDAGE, "-o", "OUT.txt"], "--output"),
     (["identify", "resonance", RESONANCE, "-o", "OUT.json", "--frequency", "fast"],
      "--frequency"),
+    (["study", "calibration", "--scenario", SCENARIO, "--config", RUN, "--flights", "4",
+      "-o", "OUT", "--only", "2-9"], "--only"),
+    (["study", "merge", SAMPLES, SAMPLES / "flights", "-o", "OUT"], "calibration.json"),
 ]
 
 

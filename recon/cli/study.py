@@ -10,7 +10,7 @@ from recon.cli.campaign import check_executor, executor_options, progress_printe
 from recon.cli.options import (Group, common_options, config_option, end_with_report,
                                input_path, output_option, say, seed_option)
 
-__all__ = ["COMMANDS", "study", "calibration_cmd"]
+__all__ = ["COMMANDS", "study", "calibration_cmd", "merge_cmd"]
 
 
 @click.group(cls=Group)
@@ -43,21 +43,26 @@ def study() -> None:
                                 "effective sample size below N (as reconstruct).")
 @click.option("--steps", type=click.IntRange(min=1), default=None,
               help="emcee step limit per ensemble (as reconstruct).")
+@click.option("--only", "only", default=None, metavar="RANGES",
+              help="Run only these flights of the study, by 0-based index ('20-39', "
+                   "'0-4,10'): each is the same draw, record and reconstruction as in the "
+                   "whole study; join the parts with 'study merge'.")
 @executor_options
 @click.pass_context
 def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int, output: str,
                     seed: int, records: str, no_mcmc: bool, mcmc_below_ess: float | None,
-                    steps: int | None, workers: int | None, scheduler: str | None,
-                    resume: bool) -> None:
+                    steps: int | None, only: str | None, workers: int | None,
+                    scheduler: str | None, resume: bool) -> None:
     """Draw FLIGHTS truths from the priors of --config, simulate and record each flight with
     the unit's observation model, reconstruct every one (a campaign on Dask) and write the
     coverage of the 68 % and 95 % intervals (DIR/calibration.json) and its report.
 
     Exit 0 when every flight is reconstructed and no parameter's coverage is low for the
     table as a whole (family-wise at 5 %); 3 otherwise (calibration.json says which)."""
-    from recon.study import StudySettings, run_study
+    from recon.study import StudySettings, format_only, parse_only, run_study
 
     check_executor(workers, scheduler)
+    indices = None if only is None else parse_only(only, flights)
     options = {"mcmc": not no_mcmc}
     if mcmc_below_ess is not None:
         options["mcmc_below_ess"] = float(mcmc_below_ess)
@@ -65,12 +70,42 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
         options["steps"] = int(steps)
     settings = StudySettings(scenario=str(Path(scenario).resolve()),
                              config=str(Path(config).resolve()), flights=flights, seed=seed,
-                             records=records, options=options)
-    say(f"study calibration: {flights} flights ({records} records), seed {seed}")
+                             records=records, options=options, only=indices)
+    part = "" if indices is None else f", only {format_only(indices)}"
+    say(f"study calibration: {flights} flights ({records} records{part}), seed {seed}")
     doc = run_study(settings, output, workers=workers, scheduler=scheduler, resume=resume,
                     progress=progress_printer("study calibration"))
     end_with_report(output)
     say(f"{output}/calibration.json written")
+    _verdict(ctx, doc, output)
+
+
+@study.command("merge")
+@common_options
+@click.argument("parts", nargs=-1, required=True,
+                type=click.Path(exists=True, path_type=str))
+@output_option("the merged study's directory (calibration.json, catalog.parquet, the report)",
+               file_okay=False, dir_okay=True, metavar="DIR")
+@click.pass_context
+def merge_cmd(ctx: click.Context, parts: tuple[str, ...], output: str) -> None:
+    """Join the parts of one calibration study (PARTS: study directories or their
+    calibration.json, made with --only or by separate runs) into the coverage table of all
+    their flights, with its report.
+
+    Refused: parts of different studies (seed, --flights, records, options, scenario,
+    configuration) and a flight scored in two parts. Exit codes as 'study calibration'."""
+    from recon.study import merge_studies
+
+    doc = merge_studies(parts, output)
+    say(f"study merge: {len(parts)} parts, {doc['n_flights']} flights")
+    end_with_report(output)
+    say(f"{output}/calibration.json written")
+    _verdict(ctx, doc, output)
+
+
+def _verdict(ctx: click.Context, doc: dict, output: str) -> None:
+    """The coverage table on stdout; exit 3 when a parameter's coverage is low for the
+    table as a whole or a flight was not reconstructed."""
     click.echo(summary_text(doc))
     low = [n for n, r in doc["table"].items() if r["low_familywise"]]
     counts = doc.get("campaign") or {}

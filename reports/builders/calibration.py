@@ -95,9 +95,20 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
                       f"{lr['mean']:.1f} ({lr['dof']}), {lr['inside95']:.2f}"))
         items.append(("search failures (LR < 0)", str(lr["search_failures"])))
     kept = doc.get("flights_resumed") or 0
-    items.append(("wall time of the last run" if kept else "wall time",
-                  f"{doc.get('wall_s', 0.0) / 60:.1f} min"
-                  + (f" ({kept} flights kept from an earlier run)" if kept else "")))
+    parts = (doc.get("settings") or {}).get("merged_from") or []
+    if study.get("only") and not parts:
+        items.append(("flights of the study run here", f"{study['only']} of "
+                      f"{study.get('flights', '')}"))
+    if parts:
+        items.append((f"merged from {len(parts)} parts (dockrecon study merge)",
+                      "; ".join(f"{Path(m['file']).parent.name or m['file']}: "
+                                f"{m.get('only') or 'all'}" for m in parts)))
+        items.append(("wall time, summed over the parts",
+                      f"{doc.get('wall_s', 0.0) / 60:.1f} min"))
+    else:
+        items.append(("wall time of the last run" if kept else "wall time",
+                      f"{doc.get('wall_s', 0.0) / 60:.1f} min"
+                      + (f" ({kept} flights kept from an earlier run)" if kept else "")))
     verdict = (Paragraph("Coverage low for the table as a whole (one-sided binomial, "
                          f"Bonferroni at 5 %): {', '.join(low)}.", "warning") if low else
                Paragraph("No parameter's coverage is low for the table as a whole "

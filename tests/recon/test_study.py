@@ -320,3 +320,117 @@ def test_peripheral_study_on_two_workers(cli_run, tmp_path):
             lo, hi = res["parameters"][name]["ci95"]
             assert p["in95"] == (lo <= truth["parameters"][name] <= hi)
     assert (out / "catalog.parquet").exists() and (out / "report.pdf").exists()
+
+
+def test_only_reads_indices_and_ranges():
+    """``--only``: indices and inclusive ranges, 0-based, sorted without repeats, written
+    back as the shortest ranges; a bad part is refused naming the option and the part."""
+    from recon.study import format_only, parse_only
+
+    assert parse_only("20-39", 40) == tuple(range(20, 40))
+    assert parse_only(" 10, 0-4,3 ", 40) == (0, 1, 2, 3, 4, 10)
+    assert format_only([10, 0, 1, 2, 3, 4, 3]) == "0-4,10"
+    assert format_only(parse_only("7", 8)) == "7"
+    for bad, word in (("5-2", "5-2"), ("x", "'x'"), ("0-40", "40 flights"), ("-1", "-1"),
+                      ("", "''")):
+        with pytest.raises(InputError) as exc:
+            parse_only(bad, 40)
+        assert "--only" in str(exc.value) and word in str(exc.value), (bad, str(exc.value))
+
+
+def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monkeypatch):
+    """``only``: the part's flights are the whole study's flights with the same index - the
+    same draw, the same record (same recorder seed) and the same reconstruction seed - and
+    the others are not recorded. The campaign is replaced by one that reports what it was
+    given (what it does with the flights is the slow study test's)."""
+    import pandas as pd
+
+    import recon.campaign
+    from recon.study import run_study
+
+    given = {}
+
+    def campaign(specs, out, fn, **kw):
+        given[Path(out).name] = list(specs)
+        return {"flights": {}, "counts": {}}
+
+    monkeypatch.setattr(recon.campaign, "run_campaign", campaign)
+    base = dict(scenario=str(SCENARIO), config=str(FLIGHTS / "run.toml"), flights=3, seed=5,
+                records="cut")
+    run_study(StudySettings(**base), tmp_path / "whole")
+    doc = run_study(StudySettings(**base, only=(2,)), tmp_path / "part")
+    assert doc["settings"]["study"]["only"] == "2"
+    assert [s.name for s in given["part"]] == ["cal02"]
+    whole = {s.name: s for s in given["whole"]}
+    spec = given["part"][0]
+    assert spec.seed == whole["cal02"].seed == 2
+    assert sorted(p.name for p in (tmp_path / "part" / "telemetry").iterdir()) == \
+        ["cal02.parquet", "cal02.truth.json"]
+    a = pd.read_parquet(spec.telemetry[0])
+    b = pd.read_parquet(whole["cal02"].telemetry[0])
+    pd.testing.assert_frame_equal(a, b)
+    ta = json.loads(Path(spec.truth).read_text())["parameters"]
+    tb = json.loads(Path(whole["cal02"].truth).read_text())["parameters"]
+    assert ta == tb
+
+
+def _part(directory: Path, records: list[dict], **study) -> Path:
+    settings = {"study": {"scenario": "/a/reference.toml", "config": "/a/run.toml",
+                          "flights": 40, "seed": 7, "records": "cut",
+                          "options": {"mcmc": False}, **study},
+                "inputs": {"scenario": "s" * 64, "config": "c" * 64}}
+    doc = {"kind": "calibration", **coverage(records, ["v"]), "free": ["v"],
+           "flights": records, "settings": settings, "seed": 7, "versions": {},
+           "wall_s": 600.0, "flights_resumed": None,
+           "campaign": {"done": len(records), "failed": 0, "implausible": 0,
+                        "total": len(records)}}
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "calibration.json").write_text(json.dumps(doc))
+    return directory
+
+
+def test_merged_parts_give_the_table_of_all_their_flights(tmp_path, cli_run):
+    """``study merge``: the table of two parts is the table of their union (computed again
+    from the flights, compared with the whole computed directly), the flights are in index
+    order, the parts and their wall times are recorded, and the report says it is merged."""
+    recs = _records([True] * 12 + [False] * 8, [True] * 18 + [False] * 2)
+    for i, r in enumerate(recs):
+        r["flight"] = f"cal{i:02d}"
+    a = _part(tmp_path / "a", recs[:7], only="0-6")
+    b = _part(tmp_path / "b", recs[7:][::-1], only="7-19")
+    r = cli_run("study", "merge", a, b / "calibration.json", "-o", tmp_path / "ab")
+    assert r.exit_code in (0, 3), r.output
+    doc = json.loads((tmp_path / "ab" / "calibration.json").read_text())
+    whole = coverage(recs, ["v"])
+    assert doc["table"] == whole["table"] and doc["pooled"] == whole["pooled"]
+    assert doc["hpd"] == whole["hpd"] and doc["n_flights"] == 20
+    assert [f["flight"] for f in doc["flights"]] == [f"cal{i:02d}" for i in range(20)]
+    assert doc["settings"]["study"]["only"] == "0-19" and doc["wall_s"] == 1200.0
+    assert [m["only"] for m in doc["settings"]["merged_from"]] == ["0-6", "7-19"]
+    assert doc["campaign"]["done"] == 20
+    html = (tmp_path / "ab" / "report.html").read_text()
+    assert "merged from 2 parts" in html and "summed over the parts" in html
+
+
+def test_merge_refuses_parts_of_different_studies(tmp_path, cli_run):
+    """One line naming the file and the setting, exit 2, nothing written: another seed,
+    another configuration (by its digest), a flight scored twice, a single part."""
+    recs = _records([True] * 4, [True] * 4)
+    for i, r in enumerate(recs):
+        r["flight"] = f"cal{i:02d}"
+    a = _part(tmp_path / "a", recs[:2])
+    cases = {"seed": _part(tmp_path / "b1", recs[2:], seed=8),
+             "cal01": _part(tmp_path / "b3", recs[1:])}
+    other = _part(tmp_path / "b2", recs[2:])
+    doc = json.loads((other / "calibration.json").read_text())
+    doc["settings"]["inputs"]["config"] = "d" * 64
+    (other / "calibration.json").write_text(json.dumps(doc))
+    cases["config"] = other
+    for word, b in cases.items():
+        r = cli_run("study", "merge", a, b, "-o", tmp_path / "out")
+        assert r.exit_code == 2 and word in r.stderr and b.name in r.stderr, (word, r.stderr)
+        assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
+    r = cli_run("study", "merge", a, "-o", tmp_path / "out")
+    assert r.exit_code == 2 and "two parts" in r.stderr
+    r = cli_run("study", "merge", a, tmp_path / "b1", "-o", a)
+    assert r.exit_code == 2 and "one of the parts" in r.stderr
