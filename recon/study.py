@@ -555,8 +555,10 @@ def _flight_index(name: str) -> int | None:
     return int(digits) if name.startswith("cal") and digits.isdigit() else None
 
 
-#: study settings that parts of one study share (``only`` differs between them)
-_SAME_STUDY = ("flights", "seed", "records", "options")
+#: study settings that parts of one study share. ``only`` differs between them, and so may
+#: ``flights``: the draws are made in order, so the first 20 flights of a 40-flight study are
+#: the flights of the 20-flight study with the same seed, and a study can grow by parts
+_SAME_STUDY = ("seed", "records", "options")
 
 
 def _read_part(path: Path) -> tuple[Path, dict[str, Any]]:
@@ -584,7 +586,9 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     when every part has one), and ``settings.merged_from`` with each part's file, flights,
     versions and wall time. Returns the document.
 
-    Parts of different studies are refused, naming the file and the setting. The scenario
+    Parts of different studies are refused, naming the file and the setting; parts with
+    different ``flights`` are parts of one study (:data:`_SAME_STUDY`), and the merged
+    study has the largest. The scenario
     and the configuration are compared by their SHA-256 where both parts recorded it (since
     this function exists), else by file name.
     """
@@ -625,11 +629,15 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
                                  source=str(file))
         for rec in doc["flights"]:
             name = rec["flight"]
-            if name in records:
-                raise InputError(f"scores flight {name}, which {origin[name]} scores too",
+            index = _flight_index(name)
+            if index is None:
+                raise InputError(f"has a flight {name!r} that no study drew (calNN)",
+                                 key="flights", source=str(file))
+            if index in records:
+                raise InputError(f"scores flight {name}, which {origin[index]} scores too",
                                  key=name, source=str(file))
-            records[name] = rec
-            origin[name] = file
+            records[index] = rec
+            origin[index] = file
         merged_from.append({"file": str(file.resolve()), "only": st.get("only"),
                             "flights": [r["flight"] for r in doc["flights"]],
                             "wall_s": doc.get("wall_s"), "versions": doc.get("versions"),
@@ -645,12 +653,13 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
             for k, v in m["campaign"].items():
                 if isinstance(v, int):
                     counts[k] = counts.get(k, 0) + v
+    study["only"] = format_only(list(records))
+    study["flights"] = max(int((d["settings"].get("study") or {}).get("flights") or 0)
+                           for _, d in read)
     body = {"kind": "calibration", **coverage(recs, free), "free": free, "flights": recs,
             "settings": {**{k: v for k, v in first["settings"].items()
                             if k not in ("study", "merged_from")},
-                         "study": {**study, "only": format_only(
-                             [i for i in map(_flight_index, records) if i is not None])},
-                         "merged_from": merged_from},
+                         "study": study, "merged_from": merged_from},
             "seed": first.get("seed"), "versions": versions(),
             "wall_s": round(sum(float(m["wall_s"] or 0.0) for m in merged_from), 1),
             "flights_resumed": None, "campaign": counts}

@@ -263,6 +263,16 @@ def test_study_on_two_workers_scores_every_flight_and_resumes(cli_run, tmp_path)
     assert doc["flights_resumed"] == 0 and doc2["flights_resumed"] == 3
     bad = cli_run(*args[:-2], "--resume", "--workers", 1, "--seed", 6)
     assert bad.exit_code == 2 and "other settings" in bad.stderr
+    # a part of the study (--only) reconstructs its flight exactly as the whole study did,
+    # and cannot be merged with the whole, which scores that flight too
+    part = tmp_path / "part"
+    r3 = cli_run(*[part if a == out else a for a in args], "--only", 2)
+    assert r3.exit_code in (0, 3), r3.output
+    doc3 = json.loads((part / "calibration.json").read_text())
+    assert [f["flight"] for f in doc3["flights"]] == ["cal02"]
+    assert doc3["flights"][0]["parameters"] == doc["flights"][2]["parameters"]
+    bad = cli_run("study", "merge", out, part, "-o", tmp_path / "merged")
+    assert bad.exit_code == 2 and "cal02" in bad.stderr
 
 
 PERIPHERAL = ROOT / "models" / "peripheral" / "presets" / "reference.toml"
@@ -396,7 +406,7 @@ def test_merged_parts_give_the_table_of_all_their_flights(tmp_path, cli_run):
     recs = _records([True] * 12 + [False] * 8, [True] * 18 + [False] * 2)
     for i, r in enumerate(recs):
         r["flight"] = f"cal{i:02d}"
-    a = _part(tmp_path / "a", recs[:7], only="0-6")
+    a = _part(tmp_path / "a", recs[:7], flights=7)     # a whole 7-flight study, grown
     b = _part(tmp_path / "b", recs[7:][::-1], only="7-19")
     r = cli_run("study", "merge", a, b / "calibration.json", "-o", tmp_path / "ab")
     assert r.exit_code in (0, 3), r.output
@@ -406,7 +416,8 @@ def test_merged_parts_give_the_table_of_all_their_flights(tmp_path, cli_run):
     assert doc["hpd"] == whole["hpd"] and doc["n_flights"] == 20
     assert [f["flight"] for f in doc["flights"]] == [f"cal{i:02d}" for i in range(20)]
     assert doc["settings"]["study"]["only"] == "0-19" and doc["wall_s"] == 1200.0
-    assert [m["only"] for m in doc["settings"]["merged_from"]] == ["0-6", "7-19"]
+    assert doc["settings"]["study"]["flights"] == 40
+    assert [m["only"] for m in doc["settings"]["merged_from"]] == [None, "7-19"]
     assert doc["campaign"]["done"] == 20
     html = (tmp_path / "ab" / "report.html").read_text()
     assert "merged from 2 parts" in html and "summed over the parts" in html
