@@ -587,10 +587,11 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     versions and wall time. Returns the document.
 
     Parts of different studies are refused, naming the file and the setting; parts with
-    different ``flights`` are parts of one study (:data:`_SAME_STUDY`), and the merged
-    study has the largest. The scenario
-    and the configuration are compared by their SHA-256 where both parts recorded it (since
-    this function exists), else by file name.
+    different ``flights`` are parts of one study (the draws are made in order), and the
+    merged study has the largest. The scenario and the configuration are compared by their
+    SHA-256 where both parts recorded it (studies run since this function exists), else by
+    file name. Flights are matched by their index (``calNN``), so a flight scored in two
+    parts is refused.
     """
     import pandas as pd
 
