@@ -60,6 +60,20 @@ def _flight_rows(doc: dict) -> Table:
                  "highest-density 95 % region.")
 
 
+def _part_text(part: dict) -> str:
+    """One part of a merged study: its file (its directory's name for a calibration.json),
+    the flights it scored and, when it was run for more, what it was run for."""
+    from recon.study import _flight_index, format_only
+
+    file = Path(part["file"])
+    name = file.parent.name if file.name == "calibration.json" else file.name
+    scored = format_only([i for i in map(_flight_index, part.get("flights") or [])
+                          if i is not None]) or "none"
+    run_for = part.get("only")
+    return f"{name}: {scored}" + (f" (run for {run_for})" if run_for and run_for != scored
+                                  else "")
+
+
 def build_calibration_report(doc: dict, path: Path) -> Report:
     """Report of a calibration study (``dockrecon study calibration``)."""
     directory = path.parent
@@ -100,9 +114,8 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
         items.append(("flights of the study run here", f"{study['only']} of "
                       f"{study.get('flights', '')}"))
     if parts:
-        items.append((f"merged from {len(parts)} parts (dockrecon study merge)",
-                      "; ".join(f"{Path(m['file']).parent.name or m['file']}: "
-                                f"{m.get('only') or 'all'}" for m in parts)))
+        items.append((f"merged from {len(parts)} parts (dockrecon study merge): the flights "
+                      "each scored", "; ".join(_part_text(m) for m in parts)))
         items.append(("wall time, summed over the parts",
                       f"{doc.get('wall_s', 0.0) / 60:.1f} min"))
     else:
