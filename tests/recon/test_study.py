@@ -421,6 +421,7 @@ def test_merged_parts_give_the_table_of_all_their_flights(tmp_path, cli_run):
     assert doc["campaign"]["done"] == 20
     html = (tmp_path / "ab" / "report.html").read_text()
     assert "merged from 2 parts" in html and "summed over the parts" in html
+    assert "a: 0-6;" in html and "b: 7-19<" in html      # each part's scored flights
 
 
 def test_merge_refuses_parts_of_different_studies(tmp_path, cli_run):
