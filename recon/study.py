@@ -46,8 +46,9 @@ same draw, recorded with the same seed and reconstructed with the same seed, wha
 the study is run: ``only`` (``--only 20-39``) runs a subset of the ``flights`` flights, and
 :func:`merge_studies` (``dockrecon study merge``) joins the ``calibration.json`` of parts run
 apart (other directories, other machines, other days) into the table of their union. It
-refuses parts of different studies (seed, number of flights, records, options, free
-parameters, scenario or configuration) and a flight scored in two parts.
+refuses parts of different studies (seed, records, options, free parameters, scenario or
+configuration) and a flight scored in two parts; parts run with different ``flights`` are
+parts of one study.
 
 Scope. The study simulates the drawn initial conditions; a run configuration that frees any
 other model parameter (a mechanism characteristic) is refused, because the recorder would
@@ -533,20 +534,30 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
 
 
 def _file_digest(path: str) -> str | None:
-    """SHA-256 of a file's bytes, or None when it cannot be read."""
+    """SHA-256 of a file as the campaign's ``--resume`` counts it (a TOML file by its parsed
+    values, so an edit of its comments does not count: :func:`recon.campaign.spec_digest`),
+    or None when it cannot be read."""
     import hashlib
 
+    from recon.campaign import _file_bytes
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(_file_bytes(path, True)).hexdigest()
     except OSError:
         return None
+
+
+#: how ``settings.inputs`` digests its files ("values": a TOML file by its parsed tables);
+#: parts that recorded their digests otherwise (the first parts, by bytes) are compared by
+#: file name
+_DIGEST_BY = "values"
 
 
 def _input_digests(settings: StudySettings) -> dict[str, str | None]:
     """The scenario's and the run configuration's SHA-256 (what :func:`merge_studies`
     compares: the paths differ between the machines and directories the parts ran in)."""
     return {"scenario": _file_digest(settings.scenario),
-            "config": _file_digest(settings.config)}
+            "config": _file_digest(settings.config), "by": _DIGEST_BY}
 
 
 def _flight_index(name: str) -> int | None:
@@ -589,8 +600,8 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     Parts of different studies are refused, naming the file and the setting; parts with
     different ``flights`` are parts of one study (the draws are made in order), and the
     merged study has the largest. The scenario and the configuration are compared by their
-    SHA-256 where both parts recorded it (studies run since this function exists), else by
-    file name. Flights are matched by their index (``calNN``), so a flight scored in two
+    SHA-256 where both parts recorded it the same way (a TOML file by its values, as the
+    campaign's ``--resume`` counts it), else by file name. Flights are matched by their index (``calNN``), so a flight scored in two
     parts is refused.
     """
     import pandas as pd
@@ -620,7 +631,7 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
                              key="free", source=str(file))
         dig, dig0 = doc["settings"].get("inputs") or {}, first["settings"].get("inputs") or {}
         for key in ("scenario", "config"):
-            if dig.get(key) and dig0.get(key):
+            if dig.get(key) and dig0.get(key) and dig.get("by") == dig0.get("by"):
                 same = dig[key] == dig0[key]
             else:
                 same = Path(str(st.get(key))).name == Path(str(s0.get(key))).name

@@ -92,8 +92,9 @@ def merge_cmd(ctx: click.Context, parts: tuple[str, ...], output: str) -> None:
     calibration.json, made with --only or by separate runs) into the coverage table of all
     their flights, with its report.
 
-    Refused: parts of different studies (seed, --flights, records, options, scenario,
-    configuration) and a flight scored in two parts. Exit codes as 'study calibration'."""
+    Refused: parts of different studies (seed, records, options, scenario, configuration)
+    and a flight scored in two parts; parts run with different --flights are parts of one
+    study. Exit codes as 'study calibration'."""
     from recon.study import merge_studies
 
     doc = merge_studies(parts, output)

@@ -382,13 +382,24 @@ def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monke
     ta = json.loads(Path(spec.truth).read_text())["parameters"]
     tb = json.loads(Path(whole["cal02"].truth).read_text())["parameters"]
     assert ta == tb
+    # the files are recorded by their values, as the campaign's --resume counts them: a
+    # comment does not make the next part another study's, a changed value does
+    from recon.study import _file_digest
+
+    inputs = doc["settings"]["inputs"]
+    assert inputs["by"] == "values" and inputs["config"] == _file_digest(base["config"])
+    text = Path(base["config"]).read_text()
+    (tmp_path / "commented.toml").write_text("# a comment\n" + text)
+    (tmp_path / "changed.toml").write_text(text.replace("screen = 512", "screen = 256", 1))
+    assert _file_digest(str(tmp_path / "commented.toml")) == inputs["config"]
+    assert _file_digest(str(tmp_path / "changed.toml")) != inputs["config"]
 
 
 def _part(directory: Path, records: list[dict], **study) -> Path:
     settings = {"study": {"scenario": "/a/reference.toml", "config": "/a/run.toml",
                           "flights": 40, "seed": 7, "records": "cut",
                           "options": {"mcmc": False}, **study},
-                "inputs": {"scenario": "s" * 64, "config": "c" * 64}}
+                "inputs": {"scenario": "s" * 64, "config": "c" * 64, "by": "values"}}
     doc = {"kind": "calibration", **coverage(records, ["v"]), "free": ["v"],
            "flights": records, "settings": settings, "seed": 7, "versions": {},
            "wall_s": 600.0, "flights_resumed": None,
