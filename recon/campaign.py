@@ -520,7 +520,9 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
         every flight.
     on_flight
         Called with a flight's name and state (its stamp, ``state``) when it ends, after the
-        catalog is written.
+        catalog is written; for a flight kept by ``resume`` (state ``resumed``), once before
+        the first flight is submitted, so that what the caller writes after every flight
+        counts the kept ones too.
     threads
         numba / BLAS threads of each worker of the embedded cluster (default: the cores
         shared out among the workers, at least 1).
@@ -571,6 +573,10 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
         progress(c)
 
     write()
+    if on_flight is not None:
+        for spec in specs:
+            if states.get(spec.name, {}).get("resumed"):
+                on_flight(spec.name, states[spec.name])
     if not todo:
         report(0)
         return doc

@@ -41,6 +41,20 @@ roughly 40 % of studies of 12 parameters. Each row therefore also carries the on
 binomial probability of so few hits (``p_low68``, ``p_low95``) and ``low_familywise``: the
 same test at 5 % for the table as a whole (Bonferroni, a cell below 0.05 / cells).
 
+Two tests use every flight at once rather than counting hits. If the posterior is
+calibrated, the posterior mass of higher density than the truth's (``hpd.mass_above``) is
+uniform on [0, 1] over flights (the rank statistic of simulation-based calibration, for all
+free parameters together); ``hpd.uniform_p`` is the two-sided Kolmogorov-Smirnov
+probability of so large a departure from the uniform (``uniform_d``, its statistic). A
+posterior that is too narrow piles the masses near 1, one that is too wide near 0. And if
+the likelihood is right and the search finds the optimum, the truth's likelihood-ratio
+statistic follows chi-square with as many degrees of freedom as free parameters (Wilks;
+asymptotically, since the model is nonlinear in the initial conditions), and the
+``chi2_p`` of ``likelihood_ratio`` is the same test against that distribution. That one
+is a property of the likelihood and the search, whatever the sampler: a small ``chi2_p``
+points at the records (the recorder's noise against the reconstruction's noise model) or
+at a search that stops short of the optimum, not at the intervals.
+
 A study longer than one sitting. The draws are sequential (step 1), so flight ``i`` is the
 same draw, recorded with the same seed and reconstructed with the same seed, whatever part of
 the study is run: ``only`` (``--only 20-39``) runs a subset of the ``flights`` flights, and
@@ -72,7 +86,7 @@ from models.errors import InputError, SimulationError
 
 __all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "read_posterior",
            "coverage", "run_study", "calibrate_one", "parse_only", "format_only",
-           "merge_studies", "HORIZON", "RECORDS"]
+           "flight_index", "merge_studies", "HORIZON", "RECORDS"]
 
 #: [s] a realistic study flight must capture within this time of the start plane
 HORIZON = 15.0
@@ -324,7 +338,7 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
     {"reported", "laplace"}, "table" (= reported), "joint", "pooled"}``. A flight whose fit
     is not ``ok`` counts as a miss of every interval (an implausible fit is not a
     reconstruction)."""
-    from scipy.stats import binom, chi2
+    from scipy.stats import binom, chi2, kstest
 
     recs = [r for r in records if r.get("parameters")]
     n = len(recs)
@@ -372,6 +386,8 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
                "p_low68": float(binom.cdf(sum(h["in68"] for h in hr), len(hr), 0.68)),
                "p_low95": float(binom.cdf(sum(h["in95"] for h in hr), len(hr), 0.95)),
                "mass_above_mean": float(np.mean(m))}
+        ks = kstest(m, "uniform")
+        hpd["uniform_d"], hpd["uniform_p"] = float(ks.statistic), float(ks.pvalue)
     pooled: dict[str, Any] = {}
     if recs and free:
         for lv in ("68", "95"):
@@ -387,6 +403,9 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
             "n": len(lrs), "dof": k, "mean": float(np.mean(lrs)),
             "inside95": float(np.mean([v <= chi2.ppf(0.95, k) for v in lrs])),
             "search_failures": int(sum(v < 0 for v in lrs))}
+        ks = kstest(lrs, chi2(k).cdf)
+        pooled["likelihood_ratio"]["chi2_d"] = float(ks.statistic)
+        pooled["likelihood_ratio"]["chi2_p"] = float(ks.pvalue)
     return {"n_flights": n, "table": tables["reported"], "tables": tables, "joint": joint,
             "hpd": hpd, "pooled": pooled}
 
@@ -516,20 +535,24 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
         write_json(body, path)
         return body
 
+    by_name = {s.name: s for s in specs}
+
     def on_flight(name: str, state: Mapping[str, Any]) -> None:
-        if state.get("score") is not None:
+        if state.get("resumed"):
+            # kept by --resume, reported before the other flights start: scored again here
+            # (a pure function of its result, truth and telemetry), so that the table
+            # written after every flight of this sitting counts it too (an interrupted
+            # sitting left a table of its own flights only, before this)
+            scores[name] = state.get("score") or _score(by_name[name], out)
+        elif state.get("score") is not None:
             scores[name] = state["score"]
-            write()
+        else:
+            return
+        write()
 
     doc = run_campaign(specs, out, calibrate_one, workers=workers, scheduler=scheduler,
                        resume=resume, settings={"study": settings.to_dict()},
                        progress=progress, on_flight=on_flight)
-    # flights kept by --resume were scored by the run that made them: score them again here
-    # (a pure function of their result, truth and telemetry)
-    by_name = {s.name: s for s in specs}
-    for name, f in doc["flights"].items():
-        if name not in scores and f.get("state") == "done":
-            scores[name] = f.get("score") or _score(by_name[name], out)
     return write(doc)
 
 
@@ -560,8 +583,9 @@ def _input_digests(settings: StudySettings) -> dict[str, str | None]:
             "config": _file_digest(settings.config), "by": _DIGEST_BY}
 
 
-def _flight_index(name: str) -> int | None:
-    """The index of a study flight from its name (``cal07`` -> 7; :func:`draw_flights`)."""
+def flight_index(name: str) -> int | None:
+    """The index of a study flight from its name (``cal07`` -> 7, ``cal0107`` -> 107: the
+    names :func:`draw_flights` gives), or None for a name that is not a study flight's."""
     digits = name[3:]
     return int(digits) if name.startswith("cal") and digits.isdigit() else None
 
@@ -641,7 +665,7 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
                                  source=str(file))
         for rec in doc["flights"]:
             name = rec["flight"]
-            index = _flight_index(name)
+            index = flight_index(name)
             if index is None:
                 raise InputError(f"has a flight {name!r} that no study drew (calNN)",
                                  key="flights", source=str(file))

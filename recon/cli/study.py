@@ -129,7 +129,9 @@ def summary_text(doc: dict) -> str:
     if lr:
         lines.append(f"likelihood ratio of the truth over {lr['n']} flights: mean "
                      f"{lr['mean']:.1f} (chi2_{lr['dof']}: {lr['dof']}), inside chi2 95 %: "
-                     f"{lr['inside95']:.2f}, search failures {lr['search_failures']}")
+                     f"{lr['inside95']:.2f}, search failures {lr['search_failures']}"
+                     + (f"; against chi2_{lr['dof']}: KS p {lr['chi2_p']:.3f}"
+                        if lr.get("chi2_p") is not None else ""))
     joint = doc.get("joint")
     if joint:
         lines.append(f"joint region of the initial conditions (chi2_{joint['dof']}): 68 % "
@@ -140,7 +142,9 @@ def summary_text(doc: dict) -> str:
         lines.append(f"highest-density region of all free parameters: 68 % "
                      f"{hpd['coverage68']:.2f}, 95 % {hpd['coverage95']:.2f} over {hpd['n']} "
                      f"flights (p low 95 % {hpd['p_low95']:.3f}; mean mass above the truth "
-                     f"{hpd['mass_above_mean']:.2f}, 0.5 if calibrated)")
+                     f"{hpd['mass_above_mean']:.2f}, 0.5 if calibrated"
+                     + (f"; uniform: KS p {hpd['uniform_p']:.3f}"
+                        if hpd.get("uniform_p") is not None else "") + ")")
     if n:
         lines.append(f"coverage over {n} flights (sampling error at nominal: 68 %: "
                      f"{(0.68 * 0.32 / n) ** 0.5:.3f}, 95 %: {(0.95 * 0.05 / n) ** 0.5:.3f})")

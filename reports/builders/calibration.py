@@ -63,11 +63,11 @@ def _flight_rows(doc: dict) -> Table:
 def _part_text(part: dict) -> str:
     """One part of a merged study: its file (its directory's name for a calibration.json),
     the flights it scored and, when it was run for more, what it was run for."""
-    from recon.study import _flight_index, format_only
+    from recon.study import flight_index, format_only
 
     file = Path(part["file"])
     name = file.parent.name if file.name == "calibration.json" else file.name
-    scored = format_only([i for i in map(_flight_index, part.get("flights") or [])
+    scored = format_only([i for i in map(flight_index, part.get("flights") or [])
                           if i is not None]) or "none"
     run_for = part.get("only")
     return f"{name}: {scored}" + (f" (run for {run_for})" if run_for and run_for != scored
@@ -104,9 +104,16 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
                       f"({hpd['n']} flights; mean mass above the truth, 0.5 if calibrated)",
                       f"{hpd['coverage68']:.2f} / {hpd['coverage95']:.2f} "
                       f"({hpd['mass_above_mean']:.2f})"))
+        if hpd.get("uniform_p") is not None:      # studies before the test have none
+            items.append(("mass above the truth uniform on [0, 1]: Kolmogorov-Smirnov "
+                          "distance, p", f"{hpd['uniform_d']:.3f}, {hpd['uniform_p']:.3f}"))
     if lr:
         items.append(("likelihood ratio of the truth: mean (dof), inside chi2 95 %",
                       f"{lr['mean']:.1f} ({lr['dof']}), {lr['inside95']:.2f}"))
+        if lr.get("chi2_p") is not None:
+            items.append((f"likelihood ratio of the truth against chi2_{lr['dof']}: "
+                          "Kolmogorov-Smirnov distance, p",
+                          f"{lr['chi2_d']:.3f}, {lr['chi2_p']:.3f}"))
         items.append(("search failures (LR < 0)", str(lr["search_failures"])))
     kept = doc.get("flights_resumed") or 0
     parts = (doc.get("settings") or {}).get("merged_from") or []

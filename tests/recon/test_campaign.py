@@ -98,6 +98,42 @@ config = "{FLIGHTS / 'slow.run.toml'}"
     assert spec_digest(first) != d
 
 
+def _bookkeeping_worker(spec, out: str) -> dict:
+    """A campaign job that reconstructs nothing: an empty result and the stamp, all the
+    campaign's bookkeeping (``resume``, ``on_flight``) looks at."""
+    d = Path(out) / spec.name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "result.json").write_text("{}")
+    stamp = {"digest": spec_digest(spec), "status": "ok", "wall_s": 0.0, "score": spec.name}
+    (d / FLIGHT_STAMP).write_text(json.dumps(stamp))
+    return stamp
+
+
+def test_flights_kept_by_resume_reach_on_flight_before_the_others(tmp_path):
+    """``on_flight`` hears of every flight of the campaign: those kept by ``resume`` (state
+    ``resumed``, their stamp as written) before any flight of this sitting ends, so a caller
+    that writes a table after every flight (the calibration study) counts them from the
+    first write; without ``resume`` no flight is reported as kept."""
+    from recon.campaign import run_campaign
+
+    cfg = str(_fast_config(tmp_path))
+    specs = [FlightSpec(name=n, telemetry=(str(FLIGHTS / "nominal.parquet"),),
+                        scenario=str(SCENARIO), config=cfg) for n in ("a", "b", "c")]
+    out = tmp_path / "out"
+    heard: list[tuple] = []
+
+    def on_flight(name, state):
+        heard.append((name, bool(state.get("resumed")), state.get("score")))
+
+    run_campaign(specs[:2], out, _bookkeeping_worker, workers=1, on_flight=on_flight)
+    assert sorted(heard) == [("a", False, "a"), ("b", False, "b")]
+    heard.clear()
+    doc = run_campaign(specs, out, _bookkeeping_worker, workers=1, resume=True,
+                       on_flight=on_flight)
+    assert heard == [("a", True, "a"), ("b", True, "b"), ("c", False, "c")]
+    assert doc["counts"]["done"] == 3
+
+
 def test_resume_accepts_this_and_the_byte_digest_of_a_flight_and_nothing_else(tmp_path):
     """A flight stamped with the digest of earlier versions (every file by its bytes) is still
     complete for ``resume``; any other digest, or a missing result, is not."""

@@ -70,6 +70,47 @@ def test_coverage_table_is_the_binomial_arithmetic():
     assert lr["n"] == 10 and lr["search_failures"] == 1 and lr["mean"] == pytest.approx(3.5)
     # |z| = |0.5 (i - 3)|, i = 0..9, sorted 0, .5, .5, 1, 1, 1.5, 1.5, 2, 2.5, 3: median 1.25
     assert doc["pooled"]["median_abs_z"] == pytest.approx(1.25)
+    # Kolmogorov-Smirnov distances, by hand: the masses 0.0 ... 0.8 against the uniform, the
+    # statistics -1 ... 8 against chi2_1 (cdf erf(sqrt(x / 2)), 0 below 0)
+    assert hpd["uniform_d"] == pytest.approx(_ks_distance([0.1 * i for i in range(9)],
+                                                          lambda x: x), rel=1e-12)
+    assert lr["chi2_d"] == pytest.approx(_ks_distance(
+        [i - 1.0 for i in range(10)], lambda x: math.erf(math.sqrt(x / 2)) if x > 0 else 0.0),
+        rel=1e-12)
+    assert 0.0 < hpd["uniform_p"] <= 1.0 and 0.0 < lr["chi2_p"] <= 1.0
+
+
+def _ks_distance(values, cdf) -> float:
+    """sup |F_n - F|, from the sorted sample: max over i of i/n - F(x_i), F(x_i) - (i-1)/n."""
+    xs, n = sorted(values), len(values)
+    return max(max((i + 1) / n - cdf(x), cdf(x) - i / n) for i, x in enumerate(xs))
+
+
+def test_whole_study_tests_see_a_posterior_too_narrow_and_a_likelihood_off():
+    """The uniformity of the highest-density mass and the chi-square law of the truth's
+    statistic, on seeded samples (400 flights): drawn from the laws they test, neither is
+    rejected at 1 %; masses piled towards 1 (intervals too narrow) and statistics 1.5 times
+    too large (noise understated by a factor 1.22) are rejected at 1e-6."""
+    from scipy.stats import chi2
+
+    rng = np.random.default_rng(3)
+    n, k = 400, 12
+
+    def recs(masses, stats):
+        return [{"flight": f"f{i}", "status": "ok", "lr": float(s),
+                 "parameters": {"v": {"in68": True, "in95": True, "z": 0.0}},
+                 "hpd": {"mass_above": float(m), "se": 0.01, "in68": m <= 0.68,
+                         "in95": m <= 0.95}} for i, (m, s) in enumerate(zip(masses, stats))]
+
+    free = ["v"] + [f"p{j}" for j in range(1, k)]     # k free parameters, one scored
+    good = coverage(recs(rng.uniform(size=n), chi2(k).rvs(n, random_state=rng)), free)
+    assert good["pooled"]["likelihood_ratio"]["dof"] == k
+    assert good["hpd"]["uniform_p"] > 0.01
+    assert good["pooled"]["likelihood_ratio"]["chi2_p"] > 0.01
+    bad = coverage(recs(rng.uniform(size=n) ** 0.5, 1.5 * chi2(k).rvs(n, random_state=rng)),
+                   free)
+    assert bad["hpd"]["uniform_p"] < 1e-6
+    assert bad["pooled"]["likelihood_ratio"]["chi2_p"] < 1e-6
 
 
 def test_familywise_flag_needs_the_bonferroni_level():
@@ -348,6 +389,17 @@ def test_only_reads_indices_and_ranges():
         assert "--only" in str(exc.value) and word in str(exc.value), (bad, str(exc.value))
 
 
+def test_flight_index_reads_the_study_flight_names():
+    """``flight_index`` inverts the names of ``draw_flights`` (two digits up to 100 flights,
+    four above), which the merge and the report match flights by, and knows no other name."""
+    from recon.study import flight_index
+
+    assert [flight_index(f"cal{i:02d}") for i in (0, 7, 39, 99)] == [0, 7, 39, 99]
+    assert flight_index("cal0107") == 107
+    for other in ("cal", "calx1", "cal-1", "flight07", "CAL07"):
+        assert flight_index(other) is None, other
+
+
 def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monkeypatch):
     """``only``: the part's flights are the whole study's flights with the same index - the
     same draw, the same record (same recorder seed) and the same reconstruction seed - and
@@ -393,6 +445,44 @@ def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monke
     (tmp_path / "changed.toml").write_text(text.replace("screen = 512", "screen = 256", 1))
     assert _file_digest(str(tmp_path / "commented.toml")) == inputs["config"]
     assert _file_digest(str(tmp_path / "changed.toml")) != inputs["config"]
+
+
+def test_a_resumed_study_counts_its_kept_flights_after_every_flight(study_space, tmp_path,
+                                                                   monkeypatch):
+    """``--resume``: the table written after each flight of the new sitting counts the
+    flights kept from the earlier one, so a sitting stopped part way leaves a table of every
+    flight done (before, it held the new sitting's flights only, and the kept ones came back
+    only when the whole sitting ended). The campaign is replaced by one that reports two
+    kept flights, then ends a third and is interrupted before the last."""
+    import recon.campaign
+    import recon.study
+    from recon.study import run_study
+
+    def score(name):
+        return {"status": "ok", "lr": 11.0, "parameters": {"rel_roll": {
+            "in68": True, "in95": True, "z": 0.1, "laplace_in68": True,
+            "laplace_in95": True}}}
+
+    seen = []
+
+    def campaign(specs, out, fn, *, on_flight, **kw):
+        names = [s.name for s in specs]
+        for name in names[:2]:       # a kept flight's stamp, as on disk, holds no score
+            on_flight(name, {"state": "done", "resumed": True})
+        on_flight(names[2], {"state": "done", "score": score(names[2])})
+        seen.append(json.loads((Path(out) / "calibration.json").read_text()))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recon.campaign, "run_campaign", campaign)
+    monkeypatch.setattr(recon.study, "_score", lambda spec, out: score(spec.name))
+    settings = StudySettings(scenario=str(SCENARIO), config=str(FLIGHTS / "run.toml"),
+                             flights=4, seed=5, records="cut")
+    with pytest.raises(KeyboardInterrupt):
+        run_study(settings, tmp_path / "s", resume=True)
+    doc = json.loads((tmp_path / "s" / "calibration.json").read_text())
+    assert seen[0] == doc
+    assert [f["flight"] for f in doc["flights"]] == ["cal00", "cal01", "cal02"]
+    assert doc["n_flights"] == 3
 
 
 def _part(directory: Path, records: list[dict], **study) -> Path:
