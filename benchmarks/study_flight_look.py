@@ -53,8 +53,9 @@ def look(draws: np.ndarray, truth: np.ndarray) -> dict:
 
 def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
-    import arviz as az
     from scipy.stats import chi2
+
+    from recon.study import read_posterior
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("study")
@@ -64,11 +65,14 @@ def main(argv=None) -> int:
     study = Path(args.study)
     doc = json.loads(Path(args.calibration or study / "calibration.json").read_text())
     scored = {f["flight"]: f for f in doc["flights"]}
+    unknown = [n for n in args.flights if n not in scored]
+    if unknown:
+        ap.error(f"{', '.join(unknown)}: not scored in "
+                 f"{args.calibration or study / 'calibration.json'}")
     for name in args.flights:
         f = scored[name]
         names = list(f["parameters"])
-        post = az.from_netcdf(study / name / "posterior.nc").posterior
-        draws = np.column_stack([post[n].values.ravel() for n in names])
+        draws, _ = read_posterior(study / name / "posterior.nc", names)
         truth = np.array([f["parameters"][n]["truth"] for n in names])
         r = look(draws, truth)
         hpd = (f.get("hpd") or {}).get("mass_above")
