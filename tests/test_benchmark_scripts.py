@@ -61,3 +61,17 @@ def test_flight_look_splits_the_mahalanobis_distance_over_the_correlation_direct
     one = m.look(draws, along)
     assert one["share"][1] == pytest.approx(one["d2"], rel=1e-9)
     assert one["d2"] == pytest.approx(4.0 / r["eigenvalues"][1], rel=1e-9)
+
+
+def test_search_start_margins_count_the_analytic_guess_and_the_first_starts_only():
+    """``study_search_starts.margins``: the screened starts come best first and the analytic
+    guess last; a smaller ``keep`` sees the first ``keep`` and the guess, never the refine
+    runs (origin ``refine``), and a keep at least the screen's sees every start."""
+    m = _script("study_search_starts")
+    costs = [30.0, 12.0, 11.0, 10.0, 10.5, 9.0]
+    origins = ["first_guess"] * 5 + ["refine"]
+    # screened starts 30, 12, 11, 10; analytic guess 10.5 (last first_guess)
+    got = m.margins(costs, origins, [1, 2, 3, 4, 8])
+    assert got == {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.0, 8: 0.0}
+    got = m.margins([5.0, 7.0, 9.0], ["first_guess"] * 3, [1])
+    assert got == {1: 0.0}      # the first screened start (5) is the best of all
