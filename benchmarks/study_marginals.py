@@ -18,9 +18,8 @@ Prints, per free parameter, over every flight of the parts:
   whole marginal, where the study's cells test two bands of it;
 * the standard deviation of the truth's standardised error ``z`` over the flights (1 if
   the marginals are the right width; the header gives its 95 % range for the number of
-  flights), and how many
-  flights have ``|z|`` < 0.5, 0.5-1, 1-2 and > 2 (0.38, 0.30, 0.27, 0.05 of them if ``z`` is
-  standard normal);
+  flights), and how many flights have ``|z|`` < 0.5, 0.5-1, 1-2 and > 2 (0.38, 0.30, 0.27,
+  0.05 of them if ``z`` is standard normal);
 * the shape of the marginals: the 68 % and 95 % half-widths in units of the draws' own
   standard deviation (1 and 1.96 for a Gaussian) and the excess kurtosis, averaged over the
   flights.
@@ -87,8 +86,9 @@ def main(argv=None) -> int:
                     {"flight": f["flight"], "in68": p["in68"], "in95": p["in95"], **s})
     n = max(len(r) for r in rows.values())
     lo, hi = np.sqrt(chi2.ppf([0.025, 0.975], n - 1) / (n - 1))
-    print(f"{n} flights; sd z of standard normal errors: {lo:.2f}-{hi:.2f} (95 %); z bands |z| < 0.5 / 0.5-1 / 1-2 / > 2 (expected "
-          f"{0.383 * n:.1f} / {0.300 * n:.1f} / {0.272 * n:.1f} / {0.046 * n:.1f})")
+    print(f"{n} flights; sd z of standard normal errors: {lo:.2f}-{hi:.2f} (95 %); "
+          f"z bands |z| < 0.5 / 0.5-1 / 1-2 / > 2 (expected {0.383 * n:.1f} / "
+          f"{0.300 * n:.1f} / {0.272 * n:.1f} / {0.046 * n:.1f})")
     print(f"{'parameter':14s} {'68 %':>5s} {'95 %':>5s} {'rank KS p':>9s} {'sd z':>5s} "
           f"{'z bands':>13s} {'w68/sd':>6s} {'w95/sd':>6s} {'kurt':>5s}")
     for name, r in rows.items():

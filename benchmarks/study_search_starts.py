@@ -19,12 +19,17 @@ to ``max_nfev`` (so a small margin may close), and the best end points are then 
 with a finer step (``recon.engines.refine``), which closes margins inside one basin. A flight
 with a large margin is one whose optimum only a start beyond ``keep`` found: the case a
 smaller ``keep`` must be re-run on before it is adopted.
+
+A flight whose screen kept the analytic guess among its best draws has one start fewer than
+the others, and the guess's place among them is not recorded: such a flight is named and
+left out of the counts rather than read wrongly.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -54,14 +59,26 @@ def main(argv=None) -> int:
         keeps = [int(k) for k in args.keep.split(",")]
     except ValueError:
         ap.error(f"--keep {args.keep}: expected integers separated by commas")
-    rows = []
+    runs = []
     for study in args.studies:
         flights = sorted(p.parent for p in Path(study).glob("*/result.json"))
         if not flights:
             ap.error(f"{study}: no <flight>/result.json in it")
         for f in flights:
-            opt = json.loads((f / "result.json").read_text())["diagnostics"]["optimizer"]
-            rows.append((f.name, margins(opt["costs"], opt["origins"], keeps)))
+            try:
+                opt = json.loads((f / "result.json").read_text())["diagnostics"]["optimizer"]
+                runs.append((f.name, opt["costs"], opt["origins"]))
+            except (ValueError, KeyError, TypeError) as exc:
+                ap.error(f"{f / 'result.json'}: no readable diagnostics.optimizer ({exc!r})")
+    counts = Counter(o.count("first_guess") for _, _, o in runs)
+    n_starts = counts.most_common(1)[0][0]     # the run's keep + 1 (the guess appended)
+    rows = []
+    for name, costs, origins in runs:
+        if origins.count("first_guess") != n_starts:
+            print(f"{name}: {origins.count('first_guess')} starts, not {n_starts}: the screen "
+                  f"kept the analytic guess, whose place is not recorded; left out")
+            continue
+        rows.append((name, margins(costs, origins, keeps)))
     print(f"{'flight':8s}" + "".join(f" {'keep ' + str(k):>9s}" for k in keeps))
     for name, m in rows:
         print(f"{name:8s}" + "".join(f" {m[k]:9.3f}" for k in keeps))

@@ -75,3 +75,21 @@ def test_search_start_margins_count_the_analytic_guess_and_the_first_starts_only
     assert got == {1: 0.5, 2: 0.5, 3: 0.5, 4: 0.0, 8: 0.0}
     got = m.margins([5.0, 7.0, 9.0], ["first_guess"] * 3, [1])
     assert got == {1: 0.0}      # the first screened start (5) is the best of all
+
+
+def test_search_starts_leaves_out_a_flight_whose_screen_kept_the_guess(tmp_path, capsys):
+    """``study_search_starts`` main: a flight with one start fewer than the others (the
+    screen kept the analytic guess, whose place is not recorded) is named and left out of
+    the counts, not read as if its last start were the guess."""
+    import json
+
+    m = _script("study_search_starts")
+    flights = {"cal00": [3.0, 1.0, 2.0], "cal01": [1.0, 4.0, 2.0], "cal02": [5.0, 1.0]}
+    for name, costs in flights.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "result.json").write_text(json.dumps({"diagnostics": {"optimizer": {
+            "costs": costs, "origins": ["first_guess"] * len(costs)}}}))
+    assert m.main([str(tmp_path), "--keep", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "cal02: 2 starts, not 3" in out
+    assert "keep 1: 1 of 2 flights more than 0.5 above the best (largest 1.00: cal00)" in out
