@@ -93,3 +93,99 @@ def test_search_starts_leaves_out_a_flight_whose_screen_kept_the_guess(tmp_path,
     out = capsys.readouterr().out
     assert "cal02: 2 starts, not 3" in out
     assert "keep 1: 1 of 2 flights more than 0.5 above the best (largest 1.00: cal00)" in out
+
+
+FLIGHTS = BENCH.parent / "telemetry_samples" / "flights"
+
+
+def _before_manifest(tmp_path, names):
+    """A copy of the shipped campaign.toml with only the flights ``names`` (paths made
+    absolute, as a manifest in another checkout would give them)."""
+    import re
+
+    text = (FLIGHTS / "campaign.toml").read_text()
+    head, *blocks = text.split("[[flight]]")
+    head = re.sub(r'"(\.\./[^"]+|run\.toml)"', lambda m: f'"{FLIGHTS / m.group(1)}"', head)
+    keep = []
+    for b in blocks:
+        name = re.search(r'name = "([^"]+)"', b).group(1)
+        if name in names:
+            keep.append(re.sub(r'(telemetry|truth|config) = "([^"]+)"',
+                               lambda m: f'{m.group(1)} = "{FLIGHTS / m.group(2)}"', b))
+    path = tmp_path / "campaign.toml"
+    path.write_text(head + "".join("[[flight]]" + b for b in keep))
+    return path
+
+
+def test_shipped_walls_pairs_each_flight_with_its_before_and_refuses_a_missing_one(
+        tmp_path, capsys):
+    """``shipped_walls.pair_flights``: manifest order, each flight with the before manifest's
+    flight of the same name (its own paths); ``main`` refuses a flight the before manifest
+    lacks, naming it, before any flight runs (no results file)."""
+    import sys
+
+    sys.path.insert(0, str(BENCH.parent))
+    from recon.campaign import load_manifest
+
+    m = _script("shipped_walls")
+    after = load_manifest(FLIGHTS / "campaign.toml")
+    before = load_manifest(_before_manifest(tmp_path, {"slow", "nominal"}))
+    pairs = m.pair_flights(after, before, ["slow", "nominal"])
+    assert [(a.name, b.name) for a, b in pairs] == [("nominal", "nominal"), ("slow", "slow")]
+    assert pairs[1][1].config == str(FLIGHTS / "slow.run.toml")
+    assert [b for _, b in m.pair_flights(after, None, ["slow"])] == [None]
+    with pytest.raises(ValueError, match="not in the before manifest: misaligned$"):
+        m.pair_flights(after, before, ["nominal", "misaligned"])
+    with pytest.raises(ValueError, match="not in the manifest: nosuch$"):
+        m.pair_flights(after, before, ["nosuch"])
+    results = tmp_path / "results"
+    with pytest.raises(SystemExit) as exc:
+        m.main(["--flights", "misaligned", "--before-cli", sys.executable,
+                "--before-manifest", str(tmp_path / "campaign.toml"),
+                "--results", str(results)])
+    assert exc.value.code == 2
+    assert "--flights: not in the before manifest: misaligned" in capsys.readouterr().err
+    assert not results.exists()
+
+
+@pytest.mark.slow
+def test_shipped_walls_runs_each_flight_after_then_before_and_writes_both_files(tmp_path):
+    """``shipped_walls --before-cli``: two flights with fast settings (the shipped run.toml
+    with a small search and no emcee: ESS is never below 1), this checkout's CLI on both sides. Each flight runs
+    after, then before, flight by flight (the start times interleave), and each side's file
+    holds both flights with the same posterior (same command, same seed) and the joint check."""
+    import json
+    import re
+    import sys
+
+    cli = str(Path(sys.executable).parent / "dockrecon")
+    fast = {"screen": "32", "keep": "2", "max_nfev": "12", "pre_nfev": "6",
+            "importance": "200", "draws": "10", "search_retries": "0",
+            "mcmc_below_ess": "1"}   # ESS >= 1: never emcee
+    text = (FLIGHTS / "run.toml").read_text()
+    for key, value in fast.items():
+        text, n = re.subn(rf"^{key} = [^#\n]*", f"{key} = {value} ", text, flags=re.M)
+        assert n == 1, key
+    (tmp_path / "run.toml").write_text(text)
+    manifest = _before_manifest(tmp_path, {"nominal", "misaligned"})
+    manifest.write_text(re.sub(r'config = "[^"]+"', f'config = "{tmp_path / "run.toml"}"',
+                               manifest.read_text()))
+    m = _script("shipped_walls")
+    assert m.main(["--manifest", str(manifest), "--before-cli", cli,
+                   "--before-manifest", str(manifest), "--cli", cli, "--tag", "t",
+                   "--output", str(tmp_path / "out"), "--results", str(tmp_path)]) == 0
+    after = json.loads((tmp_path / "shipped_walls_t_after.json").read_text())
+    before = json.loads((tmp_path / "shipped_walls_t_before.json").read_text())
+    assert before["cli"] == after["cli"] == cli
+    assert list(after["flights"]) == list(before["flights"]) == ["nominal", "misaligned"]
+    starts = [side["flights"][f]["started"] for f in ("nominal", "misaligned")
+              for side in (after, before)]
+    assert starts == sorted(starts)
+    for f in ("nominal", "misaligned"):
+        a, b = after["flights"][f], before["flights"][f]
+        assert a["exit"] in (0, 3) and a["method"] == b["method"] == "importance"
+        assert a["ess"] == b["ess"] and a["joint_d2"] == b["joint_d2"]
+        assert isinstance(a["joint_in95"], bool) and a["n_proposal"] == 200
+        doc_a = json.loads((tmp_path / "out" / "after" / f / "result.json").read_text())
+        doc_b = json.loads((tmp_path / "out" / "before" / f / "result.json").read_text())
+        assert doc_a["parameters"] == doc_b["parameters"]
