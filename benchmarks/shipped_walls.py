@@ -35,7 +35,8 @@ the method that gave the posterior, the importance ESS, emcee's steps and the Ga
 check of the truth (:func:`recon.validation.joint_check`; the slow tests check the
 highest-density region); the wall time and forward evaluations of each engine
 (``diagnostics.timing``) where the CLI records them; the load average at the start and end of
-the flight. A table is printed as the flights end. ``--output DIR`` keeps the result
+the flight. A table is printed, and the files rewritten, as each flight ends (an interrupted
+comparison keeps the flights it finished). ``--output DIR`` keeps the result
 directories (``DIR/FLIGHT``, or ``DIR/after/FLIGHT`` and ``DIR/before/FLIGHT``).
 """
 from __future__ import annotations
@@ -88,7 +89,7 @@ def run_flight(cli: str, spec, out: Path) -> dict:
     if spec.config:
         cmd += ["--config", spec.config]
     load0 = _load()
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -171,31 +172,32 @@ def main(argv=None) -> int:
     except ValueError as exc:
         ap.error(f"--flights: {exc}")
     work = Path(args.output) if args.output else Path(tempfile.mkdtemp(prefix="dockrecon-sw-"))
-    rows = {"after": {}, "before": {}}
+    stem = "shipped_walls" + (f"_{args.tag}" if args.tag else "")
+    results = Path(args.results)
+    sides = ({"": (args.cli, args.manifest)} if before_specs is None else
+             {"after": (args.cli, args.manifest),
+              "before": (args.before_cli, args.before_manifest)})
+    rows = {side: {} for side in sides}
+
+    def write():
+        # after every flight, so that an interrupted comparison keeps the flights it ran
+        for side, (cli, man) in sides.items():
+            doc = {"cli": cli, "manifest": man, "flights": rows[side], "versions": versions()}
+            if side:
+                doc["interleaved"] = "each flight after, then before (--before-cli)"
+            write_json(doc, results / (f"{stem}_{side}.json" if side else f"{stem}.json"))
+
     try:
         for spec, before in pairs:
-            if before is None:
-                rows["after"][spec.name] = row = run_flight(args.cli, spec, work / spec.name)
-                _print_row(spec.name, "", row)
-                continue
-            for side, cli, s in (("after", args.cli, spec),
-                                 ("before", args.before_cli, before)):
-                rows[side][spec.name] = row = run_flight(cli, s, work / side / spec.name)
+            for side in sides:
+                s = before if side == "before" else spec
+                rows[side][spec.name] = row = run_flight(sides[side][0], s,
+                                                         work / side / spec.name)
                 _print_row(spec.name, side, row)
+            write()
     finally:
         if not args.output:
             shutil.rmtree(work, ignore_errors=True)
-    stem = "shipped_walls" + (f"_{args.tag}" if args.tag else "")
-    results = Path(args.results)
-    if before_specs is None:
-        write_json({"cli": args.cli, "manifest": args.manifest, "flights": rows["after"],
-                    "versions": versions()}, results / f"{stem}.json")
-    else:
-        for side, cli, man in (("after", args.cli, args.manifest),
-                               ("before", args.before_cli, args.before_manifest)):
-            write_json({"cli": cli, "manifest": man, "flights": rows[side],
-                        "interleaved": "each flight after, then before (--before-cli)",
-                        "versions": versions()}, results / f"{stem}_{side}.json")
     return 0
 
 

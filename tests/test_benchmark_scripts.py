@@ -189,3 +189,34 @@ def test_shipped_walls_runs_each_flight_after_then_before_and_writes_both_files(
         doc_a = json.loads((tmp_path / "out" / "after" / f / "result.json").read_text())
         doc_b = json.loads((tmp_path / "out" / "before" / f / "result.json").read_text())
         assert doc_a["parameters"] == doc_b["parameters"]
+
+
+def test_shipped_walls_records_a_refused_flight_on_both_sides_as_it_goes(tmp_path):
+    """``shipped_walls --before-cli`` with the real CLI on two unreadable records (empty
+    files: reconstruct refuses each in about a second): each flight runs after, then before,
+    each row holds the exit code and reconstruct's one-line reason naming the file, and both
+    files are written."""
+    import json
+    import sys
+
+    cli = str(Path(sys.executable).parent / "dockrecon")
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.parquet").write_bytes(b"")
+    manifest = tmp_path / "campaign.toml"
+    manifest.write_text(
+        f'[defaults]\nscenario = "{BENCH.parent / "models/probe_cone/presets/reference.toml"}"\n'
+        '[[flight]]\nname = "a"\ntelemetry = "a.parquet"\n'
+        '[[flight]]\nname = "b"\ntelemetry = "b.parquet"\n')
+    m = _script("shipped_walls")
+    assert m.main(["--manifest", str(manifest), "--cli", cli, "--before-cli", cli,
+                   "--before-manifest", str(manifest), "--tag", "t",
+                   "--results", str(tmp_path)]) == 0
+    after = json.loads((tmp_path / "shipped_walls_t_after.json").read_text())
+    before = json.loads((tmp_path / "shipped_walls_t_before.json").read_text())
+    starts = [side["flights"][f]["started"] for f in ("a", "b") for side in (after, before)]
+    assert starts == sorted(starts)
+    for side in (after, before):
+        for f in ("a", "b"):
+            row = side["flights"][f]
+            assert row["exit"] != 0 and f"{f}.parquet" in row["stderr"], row
+            assert "Traceback" not in row["stderr"] and "method" not in row
