@@ -151,6 +151,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.before_manifest and not args.before_cli:
         ap.error("--before-manifest needs --before-cli")
+    for option, cli in (("--cli", args.cli), ("--before-cli", args.before_cli)):
+        # checked before any flight runs: a wrong "before" path would otherwise end the
+        # comparison with a traceback after the first "after" run
+        if cli is not None and shutil.which(cli) is None:
+            ap.error(f"{option}: not an executable file: {cli}")
 
     def manifest(path, option):
         try:

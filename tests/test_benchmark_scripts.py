@@ -146,6 +146,14 @@ def test_shipped_walls_pairs_each_flight_with_its_before_and_refuses_a_missing_o
     assert exc.value.code == 2
     assert "--flights: not in the before manifest: misaligned" in capsys.readouterr().err
     assert not results.exists()
+    with pytest.raises(SystemExit) as exc:
+        m.main(["--flights", "nominal", "--before-cli", str(tmp_path / "nosuch"),
+                "--before-manifest", str(tmp_path / "campaign.toml"),
+                "--results", str(results)])
+    assert exc.value.code == 2
+    assert f"--before-cli: not an executable file: {tmp_path / 'nosuch'}" in (
+        capsys.readouterr().err)
+    assert not results.exists()
 
 
 @pytest.mark.slow
