@@ -166,15 +166,10 @@ def test_shipped_walls_runs_each_flight_after_then_before_and_writes_both_files(
     import re
     import sys
 
+    from tests.recon._fast import fast_config
+
     cli = str(Path(sys.executable).parent / "dockrecon")
-    fast = {"screen": "32", "keep": "2", "max_nfev": "12", "pre_nfev": "6",
-            "importance": "200", "draws": "10", "search_retries": "0",
-            "mcmc_below_ess": "1"}   # ESS >= 1: never emcee
-    text = (FLIGHTS / "run.toml").read_text()
-    for key, value in fast.items():
-        text, n = re.subn(rf"^{key} = [^#\n]*", f"{key} = {value} ", text, flags=re.M)
-        assert n == 1, key
-    (tmp_path / "run.toml").write_text(text)
+    fast_config(tmp_path, extra={"mcmc_below_ess": "1"})   # ESS >= 1: never emcee
     manifest = _before_manifest(tmp_path, {"nominal", "misaligned"})
     manifest.write_text(re.sub(r'config = "[^"]+"', f'config = "{tmp_path / "run.toml"}"',
                                manifest.read_text()))

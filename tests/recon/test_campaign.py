@@ -14,31 +14,12 @@ import pytest
 from models.errors import InputError
 from recon.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, completed,
                             load_manifest, spec_digest)
+from tests.recon._fast import fast_config
 
 ROOT = Path(__file__).resolve().parents[2]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
 SCENARIO = ROOT / "models" / "probe_cone" / "presets" / "reference.toml"
 STORED = ROOT / "tests" / "reports" / "data" / "reconstruction" / "result.json"
-
-#: a run configuration that reconstructs a shipped 5-s flight in well under a minute: the
-#: shipped priors and sensor model with a small screen, a short polish and few importance
-#: draws (numbers far from calibrated; the test compares the campaign with serial runs)
-FAST = {"screen": "32", "keep": "2", "max_nfev": "12", "pre_nfev": "6", "importance": "200",
-        "draws": "10", "search_retries": "0"}
-
-
-def _fast_config(tmp_path: Path, name: str = "run.toml", *, source: Path | None = None
-                 ) -> Path:
-    """``source`` (default: the shipped probe-cone flights' run.toml) with the settings of
-    :data:`FAST`, written to ``tmp_path / name``."""
-    text = (source or FLIGHTS / "run.toml").read_text()
-    out = []
-    for line in text.splitlines():
-        key = line.split("=")[0].strip()
-        out.append(f"{key} = {FAST[key]}" if key in FAST and "=" in line else line)
-    path = tmp_path / name
-    path.write_text("\n".join(out) + "\n")
-    return path
 
 
 def _manifest(tmp_path: Path, body: str) -> Path:
@@ -48,7 +29,7 @@ def _manifest(tmp_path: Path, body: str) -> Path:
 
 
 def test_manifest_flights_globs_defaults_and_relative_paths(tmp_path):
-    cfg = _fast_config(tmp_path)
+    cfg = fast_config(tmp_path)
     for n in ("nominal", "misaligned"):
         shutil.copy(FLIGHTS / f"{n}.parquet", tmp_path / f"{n}.parquet")
         shutil.copy(FLIGHTS / f"{n}.truth.json", tmp_path / f"{n}.truth.json")
@@ -116,7 +97,7 @@ def test_flights_kept_by_resume_reach_on_flight_before_the_others(tmp_path):
     first write; without ``resume`` no flight is reported as kept."""
     from recon.campaign import run_campaign
 
-    cfg = str(_fast_config(tmp_path))
+    cfg = str(fast_config(tmp_path))
     specs = [FlightSpec(name=n, telemetry=(str(FLIGHTS / "nominal.parquet"),),
                         scenario=str(SCENARIO), config=cfg) for n in ("a", "b", "c")]
     out = tmp_path / "out"
@@ -138,7 +119,7 @@ def test_resume_accepts_this_and_the_byte_digest_of_a_flight_and_nothing_else(tm
     """A flight stamped with the digest of earlier versions (every file by its bytes) is still
     complete for ``resume``; any other digest, or a missing result, is not."""
     spec = FlightSpec(name="f", telemetry=(str(FLIGHTS / "nominal.parquet"),),
-                      scenario=str(SCENARIO), config=str(_fast_config(tmp_path)))
+                      scenario=str(SCENARIO), config=str(fast_config(tmp_path)))
     d = tmp_path / "out" / "f"
     d.mkdir(parents=True)
     for digest, kept in ((spec_digest(spec), True), (spec_digest(spec, parsed=False), True),
@@ -199,7 +180,7 @@ def test_catalog_rows_of_a_result_and_of_a_refused_flight():
 
 
 def _shipped_manifest(tmp_path: Path, *, broken: bool = False) -> Path:
-    cfg = _fast_config(tmp_path)
+    cfg = fast_config(tmp_path)
     flights = "".join(f"""
 [[flight]]
 name = "{n}"

@@ -21,7 +21,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.recon.test_campaign import FLIGHTS, SCENARIO, _fast_config
+from tests.recon._fast import fast_config
+from tests.recon.test_campaign import FLIGHTS, SCENARIO
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +32,7 @@ PATIENCE = 1800.0
 
 
 def _manifest(tmp_path: Path, names: list[str]) -> Path:
-    _fast_config(tmp_path)
+    fast_config(tmp_path)
     body = [f'[defaults]\nscenario = "{SCENARIO}"\nconfig = "run.toml"\nseed = 4\n'
             "[defaults.options]\nmcmc = false\n"]
     for i, name in enumerate(names):

@@ -266,9 +266,9 @@ def test_study_on_two_workers_scores_every_flight_and_resumes(cli_run, tmp_path)
     """Three cut flights at fast settings on a 2-worker cluster: every flight scored, the
     per-parameter verdicts equal the truth against each result's own intervals, the
     catalog holds the truths; ``--resume`` redoes no flight and gives the same table."""
-    from tests.recon.test_campaign import _fast_config
+    from tests.recon._fast import fast_config
 
-    cfg = _fast_config(tmp_path)
+    cfg = fast_config(tmp_path)
     out = tmp_path / "study"
     args = ("study", "calibration", "--scenario", SCENARIO, "--config", cfg, "--flights", 3,
             "--records", "cut", "--no-mcmc", "--seed", 5, "-o", out, "--workers", 2)
@@ -353,9 +353,9 @@ def test_peripheral_study_on_two_workers(cli_run, tmp_path):
     """A two-flight study of the peripheral unit (cut records, fast settings) on a 2-worker
     cluster: both flights reconstructed and scored against their truth, the catalog and the
     report written."""
-    from tests.recon.test_campaign import _fast_config
+    from tests.recon._fast import fast_config
 
-    cfg = _fast_config(tmp_path, source=PERIPHERAL_RUN)
+    cfg = fast_config(tmp_path, source=PERIPHERAL_RUN)
     out = tmp_path / "study"
     r = cli_run("study", "calibration", "--scenario", PERIPHERAL, "--config", cfg,
                 "--flights", 2, "--records", "cut", "--no-mcmc", "--seed", 4, "-o", out,
