@@ -223,3 +223,65 @@ def test_shipped_walls_records_a_refused_flight_on_both_sides_as_it_goes(tmp_pat
             row = side["flights"][f]
             assert row["exit"] != 0 and f"{f}.parquet" in row["stderr"], row
             assert "Traceback" not in row["stderr"] and "method" not in row
+
+
+def _study_part(path: Path, flights: dict, study: Path | None = None) -> Path:
+    """A calibration.json holding ``flights`` {name: (best_cost, cost_truth, ess, d2,
+    in95 flags, evaluations)} with two parameters, and their result.json under ``study``."""
+    import json
+
+    entries = []
+    for name, (best, truth, ess, d2, in95, evals) in flights.items():
+        entries.append({
+            "flight": name, "status": "ok", "best_cost": best, "cost_truth": truth, "ess": ess,
+            "joint": {"d2": d2, "in95": d2 < 6.0},
+            "parameters": {p: {"in95": ok, "in68": False} for p, ok in zip("ab", in95)}})
+        if study is not None:
+            (study / name).mkdir(parents=True)
+            (study / name / "result.json").write_text(json.dumps({"diagnostics": {"timing": {
+                s: {"wall_s": 1.0, "evaluations": n}
+                for s, n in zip(("search", "polish", "importance", "products"), evals)}}}))
+    path.write_text(json.dumps({"kind": "calibration", "flights": entries
+                                + [{"flight": "failed", "status": "failed"}]}))
+    return path
+
+
+def test_study_compare_flags_a_lost_basin_and_refuses_different_problems(tmp_path, capsys):
+    """``study_compare``: flight for flight, A's best cost above B's by more than ``--lost``
+    is a lost basin (below: a gained one); evaluations are search + polish + importance from
+    each flight's result.json (not the products); a flight whose truth's cost differs is not
+    the same problem and is refused, as is a flight scored twice on one side."""
+    m = _script("study_compare")
+    a = _study_part(tmp_path / "a.json", {
+        "f0": (501.0, 510.0, 100.0, 30.0, (False, True), (10, 2, 5, 99)),
+        "f1": (400.0, 405.0, 300.0, 2.0, (True, True), (20, 3, 6, 99))}, tmp_path / "sa")
+    b1 = _study_part(tmp_path / "b1.json", {
+        "f0": (499.0, 510.0, 10.0, 3.0, (True, True), (40, 5, 9, 1))}, tmp_path / "sb")
+    b2 = _study_part(tmp_path / "b2.json", {
+        "f1": (401.0, 405.0, 500.0, 1.0, (True, True), (30, 4, 7, 1)),
+        "f2": (1.0, 1.0, 1.0, 1.0, (True, True), (1, 1, 1, 1))}, tmp_path / "sb")
+    rows = m.compare(m.load_side([f"{a}:{tmp_path / 'sa'}"], _raise),
+                     m.load_side([f"{b1}:{tmp_path / 'sb'}", f"{b2}:{tmp_path / 'sb'}"], _raise),
+                     0.5)
+    s = rows["summary"]
+    assert s["n"] == 2 and s["only_b"] == ["f2"] and s["only_a"] == []
+    assert s["lost"] == ["f0"] and s["gained"] == ["f1"]
+    assert s["evaluations"] == {"a": 17 + 29, "b": 54 + 41}
+    assert s["out_joint95"] == {"a": ["f0"], "b": []}
+    assert s["miss95"] == {"a": 1, "b": 0} and s["median_ess"] == {"a": 200.0, "b": 255.0}
+    assert rows["rows"][0]["diff"] == pytest.approx(2.0)
+    assert m.main(["--a", str(a), "--b", str(b1), str(b2)]) == 0    # no study dirs: blanks
+    assert "f0" in capsys.readouterr().out
+
+    other = _study_part(tmp_path / "o.json", {
+        "f0": (499.0, 512.0, 10.0, 3.0, (True, True), (1, 1, 1, 1))})
+    with pytest.raises(SystemExit) as exc:
+        m.main(["--a", str(a), "--b", str(other)])
+    assert exc.value.code == 2 and "not the same problem" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        m.main(["--a", str(a), str(a), "--b", str(b1)])
+    assert exc.value.code == 2 and "f0: scored in both" in capsys.readouterr().err
+
+
+def _raise(message):
+    raise AssertionError(message)
