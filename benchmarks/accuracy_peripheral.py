@@ -81,7 +81,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from models.peripheral.simulate import load_scenario, simulate
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
     from models._kernels import peripheral_run_layout as R
     from peripheral_speed import SMALL, _variant, latch_ledger_fraction
 

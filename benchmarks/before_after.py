@@ -87,7 +87,8 @@ def main(argv=None) -> int:
         print(f"{label:58s} " + "  ".join(
             f"{name} {t['median']:8.2f} ({t['min']:.2f})" for name, t in table[label].items()))
     sys.path.insert(0, str(HERE.parent))
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
     write_json({"checkouts": {k: str(v) for k, v in sides.items()}, "repeats": args.repeats,
                 "figures": table, "raw": raw, "versions": versions()}, args.output)
     return 0

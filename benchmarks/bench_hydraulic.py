@@ -35,7 +35,7 @@ def main() -> None:
     from models import hydraulic as H
     import_s = time.perf_counter() - t0
     from identification.rig import RECORD_UNITS, RigRecord
-    from recon.identify import identify_rig
+    from identification.rig import identify_rig
     from recon.io import load_toml, read_table
 
     area_a = np.pi * 0.025 ** 2

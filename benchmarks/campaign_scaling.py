@@ -37,7 +37,8 @@ ROOT = HERE.parent
 
 def main(argv=None) -> int:
     from recon.campaign import load_manifest, reconstruct_one, run_campaign
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", nargs="+", default=["nominal", "misaligned", "slow"])

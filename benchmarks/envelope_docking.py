@@ -22,7 +22,7 @@ import numpy as np
 
 from models.probe_cone import InitialConditions, load_preset, simulate
 from models.probe_cone.simulate import SimulationError
-from recon.io import versions
+from identification.provenance import versions
 
 
 def draw(rng: np.random.Generator) -> np.ndarray:

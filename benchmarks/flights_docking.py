@@ -33,7 +33,8 @@ def main(argv=None) -> int:
     from models.probe_cone import IC_NAMES, preset_path
     from recon.flight import reconstruct_flight
     from recon.validation import check, joint_check
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
     from telemetry_samples import SAMPLES_DIR
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -7,7 +7,7 @@ reconstruction's optimum (benchmarks/README.md, Peripheral flights).
 
 Takes the modes the reconstruction's importance stage used
 (``diagnostics.importance.mode_x``), their Jacobians at the run's ``jac_step`` (1e-2), and runs
-:func:`recon.engines.importance_samples` with the given refit rule: prints each round's
+:func:`identification.engines.importance_samples` with the given refit rule: prints each round's
 effective sample size, the rules used, the total ESS, and every parameter's weighted mean and
 sd against the truth with the joint d2 of the 11 initial conditions (the posterior's Gaussian
 region, as :func:`recon.validation.joint_check`).
@@ -38,8 +38,8 @@ import time
 import numpy as np
 from scipy.stats import chi2
 
-from recon.engines import importance_samples, jacobian
-from recon.engines.laplace import laplace_covariance
+from identification.engines import importance_samples, jacobian
+from identification.engines.laplace import laplace_covariance
 from recon.flight import flight_problem
 from telemetry_samples import SAMPLES_DIR
 
@@ -120,7 +120,7 @@ def main() -> None:
               f"{rsd:.2f}; Hessian eigenvalues / J^T J: {np.round(eig, 3)}")
     kept = {}
     if a.hpd:   # keep the weighted draws the resampled ones come from
-        mod = sys.modules["recon.engines.importance"]
+        mod = sys.modules["identification.engines.importance"]
         weights = mod._mixture_log_weights
 
         def keep(all_x, all_lp, mixes, counts):

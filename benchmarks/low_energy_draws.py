@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from recon.engines import multistart
+from identification.engines import multistart
 from recon.flight import flight_problem
 from telemetry_samples import SAMPLES_DIR
 from telemetry_samples.flights.peripheral import generate as g

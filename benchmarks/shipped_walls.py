@@ -129,7 +129,8 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from models.errors import InputError
     from recon.campaign import load_manifest
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--flights", default=None,

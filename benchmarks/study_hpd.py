@@ -37,7 +37,8 @@ def main(argv=None) -> int:
     from scipy.stats import binom, kstest
 
     from recon.flight import flight_problem
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
     from recon.study import read_posterior
     from recon.validation import hpd_check
 

@@ -6,7 +6,7 @@ of loading and unloading cycles); the model is the element's state machine drive
 sequence (:meth:`models.hysteresis.HysteresisElement.trace`: the rate sign is the backward
 difference of q), so the transition segments and, for a friction brake, the irreversible
 shifts are reproduced exactly as in simulation. The fit
-(:func:`recon.identify.identify_hysteresis`) minimises the force residual
+(:func:`identification.hysteresis_fit.identify_hysteresis`) minimises the force residual
 
 .. math::  \\min_p \\sum_k \\bigl(Q_{model}(q_{1..k}; p) - F_k\\bigr)^2 .
 
@@ -51,9 +51,14 @@ from models._kernels import hysteresis as _k
 from models.errors import DataError, InputError
 from models.hysteresis import HysteresisElement, IllegalTransition, element_from_dict
 
+from identification.engines import laplace, least_squares
+from identification.ground_test import box_space, derived_parameters, reweight
+from identification.problem import ResidualProblem
+from identification.result import Result, summarize
+
 __all__ = ["parameter_values", "reported_values", "internal_parameters", "parameter_bounds",
            "parameter_unit", "breakpoint_parameters", "element_from_parameters",
-           "check_record", "LoopResidual"]
+           "check_record", "LoopResidual", "identify_hysteresis"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -354,3 +359,123 @@ class LoopResidual:
         for i, row in enumerate(params):
             out[i] = self.trace(dict(zip(self.names, row)))[0] - self.force
         return out
+
+
+def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.ndarray,
+                        start, *, fixed: Sequence[str] = (), n_starts: int = 4,
+                        rel_spread: float = 0.08, seed: int = 0,
+                        max_nfev: int | None = None, n_draws: int = 4000) -> Result:
+    """Fit the branch tables of ``start`` to a quasi-static record
+    (:mod:`identification.hysteresis_fit`).
+
+    Parameters
+    ----------
+    q
+        Deformation samples [m or rad], in the order they were taken.
+    force
+        Measured generalized force [N or N m] at each sample.
+    start : HysteresisElement or FrictionBrakeElement
+        Start tables; fix N_P, N_N, the variant and the parameter boxes (uniform priors).
+    fixed
+        Internal parameters held at their start value.
+    n_starts
+        Local fits: from the start tables, then from seeded draws within ``rel_spread``
+        (relative) of them. Each is a staged polish (breakpoints held, then all free;
+        :func:`identification.hysteresis_fit.breakpoint_parameters`): the piecewise-linear
+        model has local minima where a kink sits on the wrong side of a data feature.
+    seed
+        Seed of the draws and of the Laplace draws.
+    max_nfev
+        Limit on residual evaluations of each stage of each local fit.
+    n_draws
+        Laplace draws behind the intervals.
+
+    Returns
+    -------
+    Result
+        Kind ``"hysteresis_fit"``. ``parameters``: every reported parameter (breakpoints,
+        node forces, stiffnesses; derived ones with ``prior: {"kind": "derived"}``) with its
+        start value (``start``); sections ``element`` (the fitted, validated tables),
+        ``residual_rms`` [N or N m] and its unit, ``n_points``, ``optimizer``, ``brake``
+        (slips and final shift of a friction brake, else None) and ``fitted`` (``q``,
+        ``force``, ``model``: the record and the fitted element's force along it).
+        ``diagnostics.noise`` holds the force noise estimated from the residuals, which
+        scales the intervals.
+
+    Raises
+    ------
+    InputError
+        Bad arrays or parameter names.
+    DataError
+        The record does not follow the element's state table at the start tables, or the
+        fit converges to tables that violate the paper's constraints.
+    """
+    q, f = check_record(q, force, start)
+    values0 = internal_parameters(start)
+    boxes = parameter_bounds(start)
+    names = list(boxes)
+    unknown = set(fixed) - set(names)
+    if unknown:
+        raise InputError(f"unknown parameter (free ones: {', '.join(names)})",
+                         key=f"fixed.{sorted(unknown)[0]}")
+    space = box_space(names, [parameter_unit(n, start) for n in names],
+                   [values0[n] for n in names], [boxes[n] for n in names], fixed)
+    loop = LoopResidual(q, f, start, names)
+    problem = ResidualProblem(space, loop, q.size)
+    rng = np.random.default_rng(seed)
+    x0 = np.array([values0[n] for n in space.free_names])
+    starts = [x0] + [x0 * (1.0 + rng.uniform(-rel_spread, rel_spread, x0.size))
+                     for _ in range(max(1, n_starts) - 1)]
+    result = least_squares(problem, starts=0, first_guess=np.array(starts), seed=seed,
+                           max_nfev=max_nfev, origin="start tables", x_scale="jac",
+                           hold=breakpoint_parameters(space.free_names),
+                           kind="hysteresis_fit")
+    result.seed = seed
+    free_vals = dict(zip(names, space.full(result.x_opt[None, :])[0]))
+    vals = reported_values(free_vals, start)
+    try:
+        element = element_from_parameters(vals, start)
+    except InputError as exc:
+        raise DataError(f"the fit converged to invalid tables ({exc}); adjust the start "
+                        "tables", key="element") from None
+    problem = reweight(problem, result)
+    laplace(problem, result, rng=rng, n_draws=n_draws)
+
+    order = list(parameter_values(element))
+    units = {k: parameter_unit(k, start) for k in order}
+    derived = derived_parameters(
+        result, space, lambda full: reported_values(dict(zip(names, full)), start), units)
+    free = summarize(space, result.posterior.samples, result.posterior.x_map,
+                     result.posterior.stderr)
+    start_vals = parameter_values(start)
+    params = {}
+    for k in order:
+        entry = dict(derived[k])
+        entry["map"] = vals[k]
+        entry["prior"] = free[k]["prior"] if k in free else {"kind": "derived"}
+        entry["start"] = start_vals.get(k)
+        params[k] = entry
+    result.parameters = params
+
+    fitted = element.trace(q)
+    _, slips, shift = loop.trace(free_vals)
+    best = result.best
+    result.sections.update({
+        "element": element.to_dict(),
+        "residual_rms": float(np.sqrt(np.mean((fitted - f) ** 2))),
+        "residual_rms_unit": element.units[1],
+        "n_points": int(q.size),
+        "optimizer": {"method": "multi-start staged least squares (identification.engines."
+                                "least_squares: trust-region reflective, breakpoints held, "
+                                "then all free)",
+                      "n_starts": len(result.starts),
+                      "nfev": int(sum(s.nfev for s in result.starts)),
+                      "success": bool(best.success), "message": best.message},
+        "brake": ({"slips": slips, "final_shift": shift}
+                  if element.variant == "friction_brake" else None),
+        "fitted": {"q": q, "force": f, "model": np.asarray(fitted, float)},
+    })
+    result.settings.update({"starts": int(max(1, n_starts)), "seed": seed,
+                            "rel_spread": rel_spread, "fixed": list(fixed),
+                            "max_nfev": max_nfev, "n_draws": n_draws})
+    return result

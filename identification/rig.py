@@ -1,7 +1,7 @@
 """The hydraulic test rig's output-error model for rig records (seed digest
 ``hydraulic-actuator.md`` Section 8): fittable parameters, their boxes and start values, the
 noise-weighted channel residuals, and the identifiability report. The fit is
-:func:`recon.identify.identify_rig`.
+:func:`identification.rig.identify_rig`.
 
 Two record kinds:
 
@@ -36,10 +36,15 @@ import numpy as np
 from models import hydraulic as H
 from models.errors import DataError, InputError
 
+from identification.engines import laplace, least_squares
+from identification.ground_test import box_space, reweight
+from identification.problem import ResidualProblem
+from identification.result import Result, summarize
+
 __all__ = ["FITTABLE", "NUISANCE", "RECORD_UNITS", "METHOD", "IdentifySettings", "RigRecord",
            "actuator_model_channels", "platform_model_channels", "parameter_boxes",
            "nuisance_parameters", "record_channels", "noise_of", "RigResidual",
-           "identifiability_report"]
+           "identifiability_report", "identify_rig"]
 
 #: Actuator parameters that can be fitted: name -> unit.
 FITTABLE = {
@@ -347,8 +352,105 @@ def identifiability_report(names: Sequence[str], theta: np.ndarray, cov: np.ndar
 
 
 METHOD = ("output-error least squares on the noise-weighted channel residuals "
-          "(recon.engines.least_squares, trust-region reflective, uniform priors on the "
+          "(identification.engines.least_squares, trust-region reflective, uniform priors on the "
           "boxes), noise re-estimated per channel from the residuals and refitted once; "
           "intervals = central quantiles of the Laplace posterior at the optimum (Gaussian "
           "with the inverse Fisher information (J^T J)^-1, clipped to the boxes); map = "
           "estimate; nuisance initial conditions (actuator records) marginalised")
+
+
+def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
+                 n_draws: int = 4000) -> Result:
+    """Fit the ``[identify]`` parameters of a rig configuration to a rig record
+    (:mod:`identification.rig`).
+
+    Parameters
+    ----------
+    config : models.hydraulic.RigConfig
+        Start values of the actuator parameters and the ``[identify]`` table.
+    record : identification.rig.RigRecord
+        The record, in SI.
+    seed
+        Seed of the Laplace draws.
+    diff_step
+        Finite-difference step of the Jacobian, as a fraction of each box's spread.
+    n_draws
+        Laplace draws behind the intervals.
+
+    Returns
+    -------
+    Result
+        Kind ``"rig"``: ``parameters`` (the fitted actuator parameters, uniform priors on
+        their boxes); ``diagnostics`` with the engines' entries and ``success``, ``message``,
+        ``nfev``, ``cost``, ``n_samples``, ``channels``, ``noise_sigma_start``,
+        ``noise_sigma_estimated``, ``residual_rms`` (per channel), ``kind`` and ``nuisance``
+        (the fitted initial conditions of an actuator record); sections ``record_kind``,
+        ``method`` and ``identifiability``
+        (:func:`identification.rig.identifiability_report`); the table ``fitted.parquet``
+        (``t``, each channel and its ``_fit``).
+    """
+    import pandas as pd
+
+
+    settings = IdentifySettings.from_dict(config.identify)
+    names, start, lo, hi = parameter_boxes(config, settings)
+    nui, nui0, nlo, nhi = nuisance_parameters(record, settings.kind)
+    channels = record_channels(record, settings.kind)
+    residual = RigResidual(config, record, settings.kind, names + nui, channels)
+    n = record.t.size
+    groups = {c: slice(k * n, (k + 1) * n) for k, c in enumerate(channels)}
+    sigma = np.concatenate([np.full(n, noise_of(c, settings)) for c in channels])
+    units = [FITTABLE[nm] for nm in names] + [NUISANCE[nm] for nm in nui]
+    space = box_space(names + nui, units, np.r_[start, nui0],
+                   list(zip(np.r_[lo, nlo], np.r_[hi, nhi])))
+    problem = ResidualProblem(space, residual, residual.n_residuals, sigma=sigma,
+                              groups=groups)
+    fit_kw = dict(starts=0, max_nfev=settings.max_nfev, diff_step=diff_step, x_scale="jac",
+                  kind="rig")
+    first = least_squares(problem, first_guess=np.r_[start, nui0], origin="start values",
+                          **fit_kw)
+    # the noise of each channel from the residuals, and one refit with it
+    problem = reweight(problem, first)
+    result = least_squares(problem, first_guess=first.x_opt,
+                           origin="refit with the estimated noise", **fit_kw)
+    result.diagnostics["noise"] = first.diagnostics["noise"]
+    result.seed = seed
+    laplace(problem, result, rng=np.random.default_rng(seed), diff_step=diff_step,
+            n_draws=n_draws)
+    post = result.posterior
+    summary = summarize(space, post.samples, post.x_map, post.stderr)
+    result.parameters = {nm: summary[nm] for nm in names}
+    k = len(names)
+    ident = identifiability_report(names, post.x_map[:k], post.covariance[:k, :k],
+                                     result.jacobian[:, :k], lo, hi)
+    final = residual.channels_of(space.full(result.x_opt[None, :])[0])
+    meas = {c: record.columns[c] for c in channels}
+    best = result.best
+    noise = result.diagnostics["noise"]
+    result.diagnostics.update({
+        "success": bool(best.success), "message": best.message,
+        "nfev": int(sum(s.nfev for s in result.starts)),
+        "forward_runs": int(problem.n_evaluations),
+        "cost": float(best.cost), "n_samples": int(n), "channels": channels,
+        "noise_sigma_start": noise["sigma_start"],
+        "noise_sigma_estimated": noise["sigma_estimated"],
+        "residual_rms": {c: float(np.sqrt(np.mean((final[c] - meas[c]) ** 2)))
+                         for c in channels},
+        "kind": settings.kind,
+        "nuisance": {nm: float(result.x_opt[k + j]) for j, nm in enumerate(nui)}})
+    result.sections.update({"record_kind": settings.kind, "method": METHOD,
+                            "identifiability": ident})
+    table = {"t": record.t}
+    for c in channels:
+        table[c] = meas[c]
+        table[c + "_fit"] = final[c]
+    table_units = {c: RECORD_UNITS.get(c.removesuffix("_fit"), "") for c in table}
+    result.tables["fitted.parquet"] = (pd.DataFrame(table), table_units)
+    result.settings.update({"identify": {"kind": settings.kind,
+                                         "parameters": list(settings.parameters),
+                                         "bounds": {k_: list(v) for k_, v in
+                                                    settings.bounds.items()},
+                                         "noise": dict(settings.noise),
+                                         "max_nfev": settings.max_nfev},
+                            "diff_step": diff_step, "n_draws": n_draws})
+    return result

@@ -529,7 +529,8 @@ def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Wo
     """
     from distributed import as_completed
 
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

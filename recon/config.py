@@ -33,23 +33,23 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     pre_keep = 2             #   the pre_keep best continue to max_nfev
     jac_step = 1e-2          # finite-difference step, fraction of the prior spread
     polish_step = 1e-3       # optional: a final polish of the best distinct end points with
-                             #   this finer step (recon.engines.refine); default none
+                             #   this finer step (identification.engines.refine); default none
     draws = 100              # posterior draws for loads, energy and the predictive band
     importance = 2000        # --no-mcmc: importance-sample the posterior with 2000 Laplace-t
                              #   proposal draws (0: plain Laplace draws)
     importance_adapt = "quadratic"  # optional: refit the proposal between rounds from a
                              #   quadratic fit of the log posterior over the draws instead of
                              #   their weighted moments (default "moments";
-                             #   recon.engines.importance_samples)
+                             #   identification.engines.importance_samples)
     importance_max = 4000    # optional: go on sampling, a round (importance / 4 draws) at a
                              #   time, while the effective sample size is below
                              #   mcmc_below_ess, up to this many draws (default: importance)
     mcmc_below_ess = 100     # optional: emcee only when the importance sampling's effective
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
-                             #   (recon.engines.gof_limit); default 2
+                             #   (identification.engines.gof_limit); default 2
 
-    [sampler]                # see recon.engines.SamplerSettings
+    [sampler]                # see identification.engines.SamplerSettings
     walkers = 32
     moves = "de-snooker"     # emcee's differential-evolution moves (default), or "stretch"
 
@@ -90,8 +90,9 @@ from models.unit import DockingUnit, get_unit, unit_names
 from recon.io import load_toml
 from recon.noise import resolve_auto
 from recon.observation import ObservationModel
-from recon.engines import SamplerSettings
-from recon.problem import ParameterSpace
+from recon.problem import parameter_space
+from identification.engines import SamplerSettings
+from identification.space import ParameterSpace
 from recon.reconstruct import ReconstructSettings
 from recon.span import choose_span, first_edge
 
@@ -219,7 +220,7 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
 }
 
 #: ``[optimizer] importance_adapt``: the importance proposal's refit rules
-#: (:func:`recon.engines.importance_samples`)
+#: (:func:`identification.engines.importance_samples`)
 IMPORTANCE_ADAPT = ("moments", "quadratic")
 
 
@@ -241,12 +242,11 @@ class RunConfig:
     def space_for(self, record) -> ParameterSpace:
         """The parameter space with the priors anchored on ``record``'s events
         (``anchor = "contact"`` in a ``[parameters.NAME]`` table: its numbers count from that
-        flag's first rising edge; :meth:`recon.problem.ParameterSpace.from_dict`)."""
+        flag's first rising edge; :meth:`identification.space.ParameterSpace.from_dict`)."""
         flags = {n for spec in self.parameters.values() if isinstance(spec, Mapping)
                  for k, n in spec.items() if k == "anchor"}
         anchors = {f: first_edge(record, f) for f in flags}
-        return ParameterSpace.from_dict(self.parameters, anchors=anchors,
-                                        source=record.source)
+        return parameter_space(self.parameters, anchors=anchors, source=record.source)
 
     def span_for(self, record, space: ParameterSpace, unit: DockingUnit):
         """The fitted span of ``record`` (:func:`recon.span.choose_span`; the unit names its
@@ -351,7 +351,7 @@ class RunConfig:
                          else float(opt["polish_step"])),
             importance_adapt=adapt,
             importance_max=None if imax is None else int(imax))
-        return cls(ParameterSpace.from_dict(d["parameters"]),
+        return cls(parameter_space(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),
                    int(opt.get("screen", 256)), int(opt.get("keep", 3)),

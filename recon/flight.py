@@ -46,7 +46,7 @@ from recon.forward import UnitForward
 from recon.io import load_toml
 from recon.problem import ReconstructionProblem
 from recon.reconstruct import reconstruct
-from recon.result import Result
+from identification.result import Result
 from recon.search import screened_starts
 from recon.telemetry import Telemetry, load_telemetry
 
@@ -210,7 +210,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
 
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
-        # an implausible best fit (recon.engines.gof_limit): screen again with other seeds.
+        # an implausible best fit (identification.engines.gof_limit): screen again with other seeds.
         # The shipped misaligned flight at seed 0 needs it: its first screen's polish ends at
         # cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
         first_guess=screen, search_again=screen,

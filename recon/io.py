@@ -10,11 +10,9 @@ same directory and are renamed into place (:func:`atomic_path`).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import math
 import os
-import platform
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -24,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import DataError, InputError
+from models.units import dimensionless, to_si
 
 __all__ = [
     "atomic_path",
@@ -32,9 +31,6 @@ __all__ = [
     "write_table",
     "write_json",
     "read_json",
-    "to_si",
-    "from_si",
-    "versions",
     "parse_header",
 ]
 
@@ -66,62 +62,6 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if tmp.exists():
             tmp.unlink()
-
-
-# --------------------------------------------------------------------------------------------
-# units
-# --------------------------------------------------------------------------------------------
-@functools.cache
-def _registry():
-    import pint
-
-    ureg = pint.UnitRegistry()
-    ureg.define("fraction = [] = frac")
-    return ureg
-
-
-def _dimensionless(unit: str | None) -> bool:
-    return unit is None or unit.strip() in ("", "1", "-", "0/1", "bool", "dimensionless")
-
-
-def to_si(values: np.ndarray | float, unit: str | None, expected: str | None = None, *,
-          source: str | None = None, key: str | None = None) -> np.ndarray | float:
-    """Convert ``values`` given in ``unit`` to the SI unit ``expected`` (e.g. ``"m"``, ``"rad/s"``).
-
-    With ``expected=None`` the values are converted to pint's base (SI) units of ``unit``.
-    ``unit`` of ``None``, ``""``, ``"1"`` or ``"0/1"`` means dimensionless.
-
-    Raises
-    ------
-    InputError
-        Unknown unit, or a unit whose dimension differs from ``expected``.
-    """
-    if _dimensionless(unit) and (expected is None or _dimensionless(expected)):
-        return values
-    ureg = _registry()
-    src = "dimensionless" if _dimensionless(unit) else unit
-    if expected is None:
-        dst = None
-    else:
-        dst = "dimensionless" if _dimensionless(expected) else expected
-    try:
-        q = ureg.Quantity(np.asarray(values, dtype=float), src)
-    except Exception:  # pint raises several types for a bad unit string
-        raise InputError(f"unknown unit '{unit}'", source=source, key=key) from None
-    try:
-        out = q.to(dst) if dst is not None else q.to_base_units()
-    except Exception:
-        raise InputError(f"unit '{unit}' is not compatible with '{expected}'", source=source,
-                         key=key) from None
-    mag = out.magnitude
-    return float(mag) if np.ndim(mag) == 0 else np.asarray(mag, dtype=float)
-
-
-def from_si(values: np.ndarray | float, si_unit: str | None, unit: str | None) -> np.ndarray | float:
-    """Convert SI ``values`` (in ``si_unit``) to ``unit`` for writing."""
-    if unit is None or unit == si_unit or _dimensionless(unit):
-        return values
-    return to_si(values, si_unit, unit)
 
 
 def parse_header(header: str) -> tuple[str, str | None]:
@@ -276,7 +216,7 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
             try:
                 if name in expected:
                     values = to_si(values, unit, expected[name], source=src, key=name)
-                elif not _dimensionless(unit):
+                elif not dimensionless(unit):
                     values = to_si(values, unit, None, source=src, key=name)
             except InputError as exc:     # the file's unit: its content, as the rest
                 raise DataError(exc.what, source=src, key=name) from None
@@ -374,47 +314,3 @@ def read_json(path: str | os.PathLike) -> Any:
         raise InputError("no such file", source=str(path)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"invalid JSON: {exc}", source=str(path)) from None
-
-
-# --------------------------------------------------------------------------------------------
-# provenance
-# --------------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=1)
-def source_revision() -> str | None:
-    """The git commit of the dockrecon source tree this process runs (12 hex digits, with
-    ``+dirty`` when tracked files differ from it), or None outside a git checkout (an
-    installed wheel) or without git."""
-    import subprocess
-
-    root = Path(__file__).resolve().parents[1]
-    if not (root / ".git").exists():
-        return None
-    try:
-        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True,
-                               timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if rev.returncode != 0 or not rev.stdout.strip():
-        return None
-    return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-
-
-def versions() -> dict[str, str]:
-    """Versions of dockrecon (and its source commit when run from a git checkout:
-    ``dockrecon_source``), Python and the numerical libraries, for result files."""
-    from importlib import metadata
-
-    out = {"python": platform.python_version(), "platform": platform.platform()}
-    for dist in ("dockrecon", "numpy", "scipy", "numba", "pandas", "pyarrow", "emcee",
-                 "matplotlib", "arviz", "h5py"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    rev = source_revision()
-    if rev is not None:
-        out["dockrecon_source"] = rev
-    return out

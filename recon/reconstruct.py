@@ -12,7 +12,7 @@ model, the parameter space and the observation model are built
     result = posterior_products(...)         # parameters, identifiability, loads, energy,
                                              # fit and trajectory tables, events
 
-then ``DIR/result.json`` and its files (:mod:`recon.result`).
+then ``DIR/result.json`` and its files (:mod:`identification.result`).
 """
 from __future__ import annotations
 
@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from recon.engines import (MIN_START_ESS, SamplerSettings, importance, laplace,
-                           least_squares, mcmc, refine)
-from recon.engines.mcmc import write_inference_data
+from identification.engines import (MIN_START_ESS, SamplerSettings, importance, laplace,
+                                    least_squares, mcmc, refine)
+from recon.results import write_inference_data
 from recon.problem import ReconstructionProblem
-from recon.result import (Result, identifiability, summarize_derived, summarize_parameters,
-                          write_result)
+from identification.result import Result, identifiability, summarize_derived, summarize_parameters
+from recon.results import write_result
 from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, clock_offsets, event_summary,
                               trajectory_table)
 
@@ -52,13 +52,13 @@ class ReconstructSettings:
 
     starts: int = 8
     max_nfev: int | None = None
-    pre_nfev: int | None = None   # two-phase polish (recon.engines.multistart)
+    pre_nfev: int | None = None   # two-phase polish (identification.engines.multistart)
     pre_keep: int = 2
     # searches again (``search_again`` of :func:`reconstruct`) while the best cost is above
     # gof_limit, at most this many times
     search_retries: int = 0
     # 0 = Laplace draws; N > 0 = importance sampling of the posterior with N Laplace-t
-    # proposal draws (recon.engines.importance)
+    # proposal draws (identification.engines.importance)
     importance: int = 0
     mcmc: bool = True
     # with MCMC and importance sampling: run emcee only when the importance effective sample
@@ -75,14 +75,14 @@ class ReconstructSettings:
     jac_step: float = 1e-4
     # finite-difference step of a final polish of the best distinct end points (and of the
     # importance re-polishes), fraction of each prior's spread; None: no final polish
-    # (recon.engines.refine)
+    # (identification.engines.refine)
     polish_step: float | None = None
     # the importance proposal's refit rule between rounds: "moments" (weighted moments, the
     # population Monte Carlo rule) or "quadratic" (a response-surface fit of the log
-    # posterior; recon.engines.importance_samples)
+    # posterior; identification.engines.importance_samples)
     importance_adapt: str = "moments"
     # at most this many importance draws: extra rounds while the effective sample size is
-    # below mcmc_below_ess (None: ``importance``; recon.engines.importance_samples)
+    # below mcmc_below_ess (None: ``importance``; identification.engines.importance_samples)
     importance_max: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def _phase(problem, result: Result, name: str):
 
 def judge(problem, result: Result) -> Result:
     """The result's status from its best cost (after every engine that may have polished
-    further): ``ok`` when plausible (:func:`recon.engines.gof_limit`), else ``implausible``
+    further): ``ok`` when plausible (:func:`identification.engines.gof_limit`), else ``implausible``
     with the reason; a failed result stays failed."""
     if result.status == "failed":
         return result
@@ -282,7 +282,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
     search_again
         ``search_again(problem, k)``: new starts for search round ``k`` = 1, 2, ... (another
         seed of a global screen), polished while the best cost exceeds
-        :func:`recon.engines.gof_limit`, at most ``settings.search_retries`` times.
+        :func:`identification.engines.gof_limit`, at most ``settings.search_retries`` times.
     loads, energy
         Derived quantities of a batch of full parameter vectors (see :data:`Derived`).
     trajectory
@@ -355,7 +355,7 @@ def _write_failed(out: Path, problem: ReconstructionProblem, result: Result) -> 
     """Write a failed result: the search's diagnostics, each parameter's best value found,
     no intervals, no tables."""
     x = np.asarray(result.x_opt if result.x_opt is not None else result.best.x, float)
-    from recon.result import summarize
+    from identification.result import summarize
 
     parameters = summarize(problem.space, x[None, :], x)
     for entry in parameters.values():

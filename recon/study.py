@@ -267,10 +267,10 @@ def _truth_cost(spec, x: Mapping[str, float], problem=None) -> float:
 
 
 def read_posterior(path: Path, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """A result's posterior draws from its ``posterior.nc`` (:func:`recon.engines.mcmc.
+    """A result's posterior draws from its ``posterior.nc`` (:func:`identification.engines.mcmc.
     write_inference_data`): ``(N, len(names))`` [SI] in ``names`` order, and their log
     posterior where the sampler kept it (MCMC), else None."""
-    from recon.engines.mcmc import _arviz
+    from identification.engines.mcmc import _arviz
 
     idata = _arviz().from_netcdf(str(path))
     post = idata.posterior
@@ -466,7 +466,8 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
     ``calibration.json`` document."""
     from recon.campaign import FlightSpec, run_campaign
     from recon.config import load_scenario
-    from recon.io import versions, write_json
+    from identification.provenance import versions
+    from recon.io import write_json
 
     out = Path(out)
     path = out / "calibration.json"
@@ -631,7 +632,8 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     import pandas as pd
 
     from recon.campaign import CATALOG_COLUMNS
-    from recon.io import versions, write_json, write_table
+    from identification.provenance import versions
+    from recon.io import write_json, write_table
 
     if len(parts) < 2:
         raise InputError("needs at least two parts of a study to merge", key="PARTS")

@@ -61,7 +61,7 @@ def test_every_exit_code_is_in_the_page(page):
 
 def test_every_run_configuration_key_is_in_the_page(page):
     from recon.config import DEFAULT_RUN, OPTIMIZER_KEYS, RUN_TABLES
-    from recon.engines.mcmc import SamplerSettings
+    from identification.engines.mcmc import SamplerSettings
     from recon.observation import ChannelModel
     from recon import problem
 

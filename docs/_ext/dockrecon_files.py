@@ -431,7 +431,7 @@ def _rows_table(rows: list[dict[str, Any]]) -> str:
 def other_files_section() -> str:
     import importlib
 
-    from recon.resonance import MODE_S_KEYS, MODES_KEYS
+    from identification.resonance.pipeline import MODE_S_KEYS, MODES_KEYS
 
     out = [_heading("Other input files", "-")]
     for title, command, build, samples, module in OTHER_FILES:
@@ -463,7 +463,7 @@ def other_files_section() -> str:
     out.append(_heading("Modes file of a non-own resonance test", "~"))
     out.append("``dockrecon identify resonance-coupling RECORD --modes MODES.toml`` (sample "
                "``telemetry_samples/resonance/coupling_l3.modes.toml``; "
-               ":func:`recon.resonance.coupling_settings`). Keys: "
+               ":func:`identification.resonance.pipeline.coupling_settings`). Keys: "
                + ", ".join(f"``{k}``" for k in sorted(MODES_KEYS)) + "; in ``[mode_s]``: "
                + ", ".join(f"``mode_s.{k}``" for k in sorted(MODE_S_KEYS)) + ".\n\n")
     return "".join(out)
@@ -529,9 +529,9 @@ def run_keys() -> dict[str, list[dict[str, Any]]]:
     from models.errors import InputError
     from recon.config import DEFAULT_RUN, IMPORTANCE_ADAPT, OPTIMIZER_KEYS, RUN_TABLES, \
         RunConfig
-    from recon.engines.mcmc import SamplerSettings
+    from identification.engines.mcmc import SamplerSettings
     from recon.observation import ChannelModel, ObservationModel
-    from recon.problem import ParameterSpace
+    from identification.space import ParameterSpace
 
     tables: dict[str, list[dict[str, Any]]] = {t: [] for t in RUN_TABLES}
     # [model]: ask RunConfig.from_dict
@@ -579,7 +579,7 @@ def run_keys() -> dict[str, list[dict[str, Any]]]:
     # [sampler]
     import importlib
 
-    mcmc = importlib.import_module("recon.engines.mcmc")   # the package re-exports a function
+    mcmc = importlib.import_module("identification.engines.mcmc")   # the package re-exports a function
     ranges = getattr(mcmc, "_SAMPLER_RANGE", {})
     for f in dataclasses.fields(SamplerSettings):
         r = ranges.get(f.name)
@@ -661,10 +661,10 @@ def telemetry_section() -> str:
 
 
 def result_section() -> str:
-    """The JSON schema of every result, quoted from the docstring of :mod:`recon.result`."""
-    import recon.result
+    """The JSON schema of every result, quoted from the docstring of :mod:`identification.result`."""
+    import identification.result
 
-    doc = recon.result.__doc__ or ""
+    doc = identification.result.__doc__ or ""
     head, _, rest = doc.partition("::\n")
     lines = rest.splitlines()
     block: list[str] = []
@@ -675,8 +675,8 @@ def result_section() -> str:
         block.append(line)
     status = next((p for p in rest.split("\n\n") if p.startswith("``status``")), "")
     return (_heading("Result files", "-")
-            + "Every fit is a :class:`recon.result.Result`, written as one JSON document with "
-            "the same schema for every kind (from the docstring of :mod:`recon.result`)::\n"
+            + "Every fit is a :class:`identification.result.Result`, written as one JSON document with "
+            "the same schema for every kind (from the docstring of :mod:`identification.result`)::\n"
             + "\n".join(block).rstrip() + "\n\n" + " ".join(status.split()) + "\n\n")
 
 

@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt
 
 import telemetry_samples
 from models.hysteresis import element_from_dict
-from recon.identify import identify_hysteresis
+from identification.hysteresis_fit import identify_hysteresis
 from recon.io import load_toml, read_table
 from reports.figures_hysteresis import hysteresis_fit_figure
 

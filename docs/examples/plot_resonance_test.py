@@ -30,7 +30,7 @@ import numpy as np
 import telemetry_samples
 from identification.resonance.laws import damping_law, restoring_law
 from recon.io import read_table
-from recon.resonance import resonance_output
+from identification.resonance.pipeline import resonance_output
 
 res = Path(telemetry_samples.__file__).parent / "resonance"
 frame, file_units = read_table(res / "dead_zone.csv", {"t": "s", "x": "m", "force": "N"},

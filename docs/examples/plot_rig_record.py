@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import telemetry_samples
 from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
 from models.hydraulic import RigConfig
-from recon.identify import identify_rig
+from identification.rig import identify_rig
 from recon.io import load_toml, read_table
 
 rig = Path(telemetry_samples.__file__).parent / "rig"

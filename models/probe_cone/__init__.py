@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from importlib import resources
+from pathlib import Path
 
 from models.probe_cone.config import (IC_NAMES, InitialConditions, Scenario)
 from models.probe_cone.simulate import (CHANNEL_UNITS, CHANNELS, EVENT_NAMES, PARAMETERS,
@@ -19,9 +19,10 @@ __all__ = [
 ]
 
 
-def preset_path(name: str):
-    """Path of a shipped preset TOML (``presets/<name>.toml``)."""
-    return resources.files("models.probe_cone") / "presets" / f"{name}.toml"
+def preset_path(name: str) -> Path:
+    """Path of a shipped preset TOML (``presets/<name>.toml``, package data beside this
+    module)."""
+    return Path(__file__).resolve().parent / "presets" / f"{name}.toml"
 
 
 def load_preset(name: str = "reference") -> Scenario:

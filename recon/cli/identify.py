@@ -43,9 +43,9 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     samples in the order they were taken.
     """
     from models.hysteresis import element_from_dict
-    from recon.identify import identify_hysteresis
+    from identification.hysteresis_fit import identify_hysteresis
     from recon.io import atomic_path, load_toml, read_table
-    from recon.result import write_result
+    from recon.results import write_result
 
     try:
         start = element_from_dict(load_toml(element_path))
@@ -94,10 +94,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
 def identify_rig_cmd(record_path, config, output):
     """Identify actuator characteristics / the platform's transport delay from a rig record."""
     from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
-    from recon.identify import identify_rig
+    from identification.rig import identify_rig
     from recon.io import read_table
     from recon.outputs import replaced_whole
-    from recon.result import write_result
+    from recon.results import write_result
 
     config_path = config
     config = rig_config(config_path)
@@ -206,8 +206,9 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
     With --added-mass B --delta-mass M the reduced mass is identified first from RECORD and
     B (the same mode with M attached, run at another frequency) and used for the curves.
     """
-    from recon.io import versions, write_json
-    from recon.resonance import added_mass, resonance_output
+    from identification.provenance import versions
+    from recon.io import write_json
+    from identification.resonance.pipeline import added_mass, resonance_output
 
     if (added is None) != (delta_mass is None):
         raise InputError("--added-mass and --delta-mass go together", source="--added-mass")
@@ -266,7 +267,7 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
 @click.option("--modes", "modes_path", required=True, callback=input_path,
               type=click.Path(dir_okay=False), metavar="MODES.toml",
               help="Modal matrix, record columns, modes p and s, order l and mode s's own "
-                   "characteristics (see recon.resonance.coupling_settings).")
+                   "characteristics (see identification.resonance.pipeline.coupling_settings).")
 @click.option("--frequency", "frequency", default=None,
               help="Excitation frequency nu_p [rad/s] (or '2.5Hz'); default: the modes file's, "
                    "else estimated from the force.")
@@ -290,8 +291,9 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
     from identification.resonance.harmonics import estimate_frequency
     from models.errors import DataError
     from models.limits import COLUMN_RANGES
-    from recon.io import load_toml, read_table, versions, write_json
-    from recon.resonance import coupling_output, coupling_settings
+    from recon.io import load_toml, read_table, write_json
+    from identification.provenance import versions
+    from identification.resonance.pipeline import coupling_output, coupling_settings
 
     try:
         settings = coupling_settings(load_toml(modes_path))

@@ -10,7 +10,6 @@ import os
 import sys
 import time
 import traceback
-from importlib import metadata
 
 import click
 
@@ -28,10 +27,10 @@ EXIT_STATUS = {"implausible": 3, "failed": 4}
 
 
 def version() -> str:
-    try:
-        return metadata.version("dockrecon")
-    except metadata.PackageNotFoundError:  # running from a source tree without install
-        return "0+unknown"
+    """The dockrecon version (:data:`models.__version__`)."""
+    from models import __version__
+
+    return __version__
 
 
 def _root_obj(ctx: click.Context) -> dict:

@@ -187,7 +187,8 @@ def simulate_appendage(config: str, output: str, events: str | None, formulation
     from pathlib import Path
 
     from models.appendage import AppendageConfig, simulate as run
-    from recon.io import load_toml, versions, write_json, write_table
+    from recon.io import load_toml, write_json, write_table
+    from identification.provenance import versions
 
     for path, what in ((output, "--output"), (events, "--events")):
         if path is not None and Path(path).suffix.lower() not in (

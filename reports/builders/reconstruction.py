@@ -393,7 +393,7 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     head = _status_section(data)
     warned = data.get("warnings") or []
     if head is None and warned:
-        # an answer with qualifications (recon.result): they come before it
+        # an answer with qualifications (identification.result): they come before it
         sections.insert(0, Section("Warnings", tuple(
             Paragraph(w[:1].upper() + w[1:] + ("" if w.endswith(".") else "."), "warning")
             for w in warned)))

@@ -249,7 +249,7 @@ def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial
     Returns the telemetry file(s); ``<name>.truth.json`` is written beside them.
     """
     from models.probe_cone import IC_NAMES, load_preset, simulate
-    from recon.io import from_si
+    from models.units import from_si
 
     scn = load_preset("reference") if scenario is None else scenario
     ic = dataclasses.replace(scn.initial, **initial)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from recon.io import from_si, write_json, write_table
+from models.units import from_si
+from recon.io import write_json, write_table
 from recon.observation import ChannelModel, ObservationModel
 from recon.telemetry import Telemetry, known_channels
 

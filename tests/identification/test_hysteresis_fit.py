@@ -1,5 +1,5 @@
 """Identification of hysteresis tables from static records (the model of
-:mod:`identification.hysteresis_fit`, fitted by :func:`recon.identify.identify_hysteresis`):
+:mod:`identification.hysteresis_fit`, fitted by :func:`identification.hysteresis_fit.identify_hysteresis`):
 recovery on the shipped records, exact recovery without noise, validity of the parameter
 box."""
 import json
@@ -12,7 +12,7 @@ from identification.hysteresis_fit import (_nodes_internal, internal_parameters,
                                            parameter_bounds, parameter_values)
 from models.errors import InputError
 from models.hysteresis import element_from_dict
-from recon.identify import identify_hysteresis
+from identification.hysteresis_fit import identify_hysteresis
 from recon.io import load_toml, read_table
 
 STATIC = Path(__file__).resolve().parents[2] / "telemetry_samples" / "static"

@@ -1,5 +1,5 @@
 """Rig identification (the model of :mod:`identification.rig`, fitted by
-:func:`recon.identify.identify_rig`): recovery of the shipped records' truth, confounding
+:func:`identification.rig.identify_rig`): recovery of the shipped records' truth, confounding
 flags, calibration, and the command line (schema, atomic result, bad inputs)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from identification.rig import RECORD_UNITS, RigRecord
 from models.hydraulic import RigConfig
 from recon.cli import cli
-from recon.identify import identify_rig
+from identification.rig import identify_rig
 from recon.io import load_toml, read_table
 
 SAMPLES = Path(__file__).resolve().parents[2] / "telemetry_samples" / "rig"

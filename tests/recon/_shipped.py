@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from recon.engines import multistart, refine
-from recon.result import Result
+from identification.engines import multistart, refine
+from identification.result import Result
 from recon.validation import hpd_check, joint_check
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from recon.observation import ChannelModel, ObservationModel, Simulated
-from recon.problem import (Parameter, ParameterSpace, Prior, ReconstructionProblem,
-                           ResidualProblem)
+from identification.space import Parameter, ParameterSpace, Prior
+from recon.problem import ReconstructionProblem, parameter_space
+from identification.problem import ResidualProblem
 from recon.telemetry import Telemetry
 
 SIGMA = 0.01      # stroke noise [m]
@@ -52,7 +53,7 @@ def linear_problem(seed=1, truth=(0.3, -0.2, 0.5, 0.0), unidentifiable=False):
              for n in "abc"}
     if unidentifiable:
         table["d"] = {"prior": "uniform", "lower": -1.0, "upper": 1.0, "unit": "m"}
-    space = ParameterSpace.from_dict(table)
+    space = parameter_space(table)
     obs = ObservationModel((ChannelModel("stroke", SIGMA),))
     return ReconstructionProblem(linear_forward(unidentifiable), tel, space, obs), truth, A, y
 
@@ -101,7 +102,7 @@ def oscillator_forward(params, names, t_end=None):
 
 
 def oscillator_space():
-    return ParameterSpace.from_dict({
+    return parameter_space({
         "omega": {"prior": "uniform", "lower": 3.0, "upper": 10.0, "unit": "rad/s"},
         "zeta": {"prior": "lognormal", "median": 0.1, "sigma": 0.7},
         "x0": {"prior": "uniform", "lower": 0.01, "upper": 0.1, "unit": "m"},

@@ -1,4 +1,4 @@
-"""The importance proposal's quadratic refit (recon.engines.importance).
+"""The importance proposal's quadratic refit (identification.engines.importance).
 
 Oracles: a log density that *is* a quadratic (a Gaussian), for which the fit must return its
 mean and covariance to rounding; and a linear-Gaussian residual problem whose exact posterior
@@ -8,9 +8,10 @@ the low-energy peripheral flight, whose finite-difference Jacobian overstates th
 import numpy as np
 import pytest
 
-from recon.engines import importance_samples
-from recon.engines.importance import quadratic_fit
-from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
+from identification.engines import importance_samples
+from identification.engines.importance import quadratic_fit
+from identification.space import Parameter, ParameterSpace, Prior
+from identification.problem import ResidualProblem
 from tests.recon._toy import flat_linear_problem
 
 

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from models.errors import InputError
-from recon.io import atomic_path, load_toml, read_table, to_si, write_json, write_table
+from recon.io import atomic_path, load_toml, read_table, write_json, write_table
+from models.units import to_si
 
 
 def test_csv_headers_with_units_are_converted_to_si(tmp_path):
@@ -126,7 +127,7 @@ def test_column_without_unit_is_taken_as_si(tmp_path):
 def test_versions_name_the_source_commit_in_a_git_checkout():
     import subprocess
 
-    from recon.io import versions
+    from identification.provenance import versions
 
     root = Path(__file__).resolve().parents[2]
     v = versions()

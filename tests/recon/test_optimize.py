@@ -3,7 +3,7 @@ seeded recovery on the damped oscillator."""
 import numpy as np
 from scipy.optimize import brentq
 
-from recon.engines import jacobian, laplace_samples, multistart
+from identification.engines import jacobian, laplace_samples, multistart
 from tests.recon._toy import OSC_TRUTH, linear_posterior, linear_problem, oscillator_problem
 
 
@@ -63,7 +63,8 @@ def _secant_problem():
     (h = 1: diff_step 0.1 of the prior's spread 10) stops where
     e^x (e^x - 2) sinh(1) = 1 - x (x = 0.7437): trust-region steps on that gradient stop
     short of the minimum."""
-    from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
+    from identification.space import Parameter, ParameterSpace, Prior
+    from identification.problem import ResidualProblem
 
     space = ParameterSpace([Parameter("x", "", 1.0, Prior("uniform", -5.0, 5.0))])
     prob = ResidualProblem(space, lambda p: np.column_stack([np.exp(p[:, 0]) - 2.0,
@@ -74,7 +75,7 @@ def _secant_problem():
 
 
 def test_refine_takes_a_coarse_secant_polish_on_to_the_minimum():
-    from recon.engines import least_squares, refine
+    from identification.engines import least_squares, refine
 
     prob, x_star = _secant_problem()
     res = least_squares(prob, starts=0, first_guess=np.array([[0.2], [1.6], [1.9]]),
@@ -96,8 +97,8 @@ def test_refine_takes_a_coarse_secant_polish_on_to_the_minimum():
 
 
 def test_refine_keeps_only_the_best_distinct_end_points_within_delta():
-    from recon.engines import refine
-    from recon.result import Result, Start
+    from identification.engines import refine
+    from identification.result import Result, Start
 
     prob, _ = _secant_problem()
     res = Result("fit", names=("x",))

@@ -4,12 +4,13 @@ import pytest
 from scipy import stats
 
 from models.errors import InputError
-from recon.problem import ParameterSpace, Prior
+from recon.problem import parameter_space
+from identification.space import Prior
 from tests.recon._toy import PRIOR_SD, SIGMA, linear_posterior, linear_problem
 
 
 def test_table_units_priors_and_fixed():
-    sp = ParameterSpace.from_dict({
+    sp = parameter_space({
         "rel_pos_y": {"prior": "normal", "mean": 10.0, "sd": 50.0, "unit": "mm"},
         "rel_pitch": {"prior": "uniform", "lower": -7.0, "upper": 7.0, "unit": "deg"},
         "rel_roll": {"fixed": 1.0, "unit": "deg"},
@@ -35,7 +36,7 @@ def test_table_units_priors_and_fixed():
 ])
 def test_bad_tables_name_the_key(table, key):
     with pytest.raises(InputError) as exc:
-        ParameterSpace.from_dict(table)
+        parameter_space(table)
     assert exc.value.key == key
 
 
@@ -57,7 +58,7 @@ def test_truncated_prior_quantiles_match_scipy():
 
 
 def test_latin_hypercube_stratifies_every_marginal():
-    sp = ParameterSpace.from_dict({"a": {"prior": "uniform", "lower": 2.0, "upper": 4.0},
+    sp = parameter_space({"a": {"prior": "uniform", "lower": 2.0, "upper": 4.0},
                                    "b": {"prior": "normal", "mean": 0.0, "sd": 1.0}})
     x = sp.latin_hypercube(20, np.random.default_rng(5))
     u_a = (x[:, 0] - 2.0) / 2.0

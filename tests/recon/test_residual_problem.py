@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from recon.engines import importance, laplace, least_squares
-from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
+from identification.engines import importance, laplace, least_squares
+from identification.space import Parameter, ParameterSpace, Prior
+from identification.problem import ResidualProblem
 
 # parameters twenty orders of magnitude apart (a bulk modulus beside a leakage coefficient):
 # the Laplace covariance must keep the relative precision of both

@@ -1,4 +1,4 @@
-"""The refinement policy of ``identify resonance`` (recon.resonance.refinement_policy):
+"""The refinement policy of ``identify resonance`` (identification.resonance.pipeline.refinement_policy):
 applied only when the refinement lowers the misfit and stays inside the 95 % bands."""
 import sys
 from pathlib import Path
@@ -12,7 +12,7 @@ import paper_cases as PC  # noqa: E402
 
 from identification.resonance.harmonics import amplitude_sequence  # noqa: E402
 from identification.resonance.own import bootstrap_bands, identify_own_resonance  # noqa: E402
-from recon.resonance import refinement_policy  # noqa: E402
+from identification.resonance.pipeline import refinement_policy  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_no_lower_misfit_is_not_applied(abel):
     assert not d["applied"] and "misfit" in d["reason"]
 
 
-# ---- added-mass method (recon.resonance.added_mass) -----------------------------------------
+# ---- added-mass method (identification.resonance.pipeline.added_mass) -----------------------------------------
 def _linear_sequence(mu, gamma, h, nu, b):
     """Exact first-approximation quantities of mu x'' + h x' + gamma x = e sin(nu t)."""
     from identification.resonance.harmonics import AmplitudeSequence
@@ -78,7 +78,7 @@ def _linear_sequence(mu, gamma, h, nu, b):
 
 @pytest.mark.parametrize("rho", [1.0, 0.7])
 def test_added_mass_is_exact_for_a_linear_mode_off_phase_resonance(rho):
-    from recon.resonance import added_mass
+    from identification.resonance.pipeline import added_mass
 
     mu, gamma, h, dm = 2.5, 900.0, 3.0, 0.4
     b = np.linspace(0.001, 0.01, 30)
@@ -93,7 +93,7 @@ def test_added_mass_is_exact_for_a_linear_mode_off_phase_resonance(rho):
 
 def test_added_mass_at_phase_resonance_is_the_exact_form_of_2_5():
     from identification.resonance.mass import reduced_mass
-    from recon.resonance import added_mass
+    from identification.resonance.pipeline import added_mass
 
     mu, gamma, h, dm = 2.5, 900.0, 3.0, 0.4
     w, w1 = np.sqrt(gamma / mu), np.sqrt(gamma / (mu + dm))
@@ -106,7 +106,7 @@ def test_added_mass_at_phase_resonance_is_the_exact_form_of_2_5():
 
 def test_added_mass_refuses_one_frequency():
     from models.errors import DataError
-    from recon.resonance import added_mass
+    from identification.resonance.pipeline import added_mass
 
     s = _linear_sequence(2.0, 800.0, 2.0, 18.0, np.linspace(0.001, 0.01, 10))
     with pytest.raises(DataError, match="same frequency"):

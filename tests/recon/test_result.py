@@ -7,7 +7,7 @@ import pytest
 
 from recon.io import read_table
 from recon.reconstruct import ReconstructSettings, reconstruct
-from recon.engines import SamplerSettings
+from identification.engines import SamplerSettings
 from tests.recon._toy import (OSC_TRUTH, linear_posterior, linear_problem, oscillator_problem)
 
 QUICK = ReconstructSettings(starts=3, sampler=SamplerSettings(
@@ -200,7 +200,7 @@ def test_implausible_fit_triggers_another_search(tmp_path, caplog):
     import dataclasses
     import logging
 
-    from recon.engines import gof_limit
+    from identification.engines import gof_limit
 
     prob, _, A, y = linear_problem()
     mean, _ = linear_posterior(A, y)
@@ -256,8 +256,8 @@ def test_failed_reconstruction_writes_its_status_and_no_intervals(tmp_path):
 
 
 def test_find_modes_keeps_distinct_optima_and_merges_duplicates():
-    from recon.engines import find_modes, jacobian
-    from recon.result import Result, Start
+    from identification.engines import find_modes, jacobian
+    from identification.result import Result, Start
 
     prob, _, A, y = linear_problem()
     mean, cov = linear_posterior(A, y)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from models.errors import InputError
-from recon.engines.mcmc import (SamplerSettings, _arviz_stats, diagnose, read_chains,
-                                run_ensembles)
+from identification.engines.mcmc import (SamplerSettings, _arviz_stats, diagnose, read_chains,
+                                         run_ensembles)
 from tests.recon._toy import linear_posterior, linear_problem
 
 ROOT = Path(__file__).resolve().parents[2]

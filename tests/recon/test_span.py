@@ -10,7 +10,7 @@ from models.errors import InputError
 from models.probe_cone import preset_path
 from recon.flight import flight_problem
 from recon.observation import ChannelModel, ObservationModel, Simulated, SpanError
-from recon.problem import ParameterSpace
+from recon.problem import parameter_space
 from recon.span import choose_span, first_edge
 from recon.telemetry import Telemetry
 from telemetry_samples import SAMPLES_DIR
@@ -33,7 +33,7 @@ def _space(clock=None, latency=None):
         table["clock_offset"] = clock
     if latency is not None:
         table["stroke_latency"] = latency
-    return ParameterSpace.from_dict(table)
+    return parameter_space(table)
 
 
 OBS = ObservationModel((ChannelModel("stroke", 0.1), ChannelModel("capture", 0.01)))
@@ -193,12 +193,12 @@ def test_anchored_prior_without_its_edge_names_the_key_and_the_record(tmp_path):
 ])
 def test_anchor_and_step_errors(spec, key, what):
     with pytest.raises(InputError, match=what) as e:
-        ParameterSpace.from_dict(spec)
+        parameter_space(spec)
     assert e.value.key == key
 
 
 def test_anchored_prior_counts_from_the_edge_and_records_it():
-    sp = ParameterSpace.from_dict(
+    sp = parameter_space(
         {"clock_offset": {"anchor": "contact", "prior": "normal", "mean": -2.0, "sd": 0.5,
                           "lower": -4.0, "upper": 0.0, "step": 0.005, "unit": "s"}},
         anchors={"contact": 10.0})
@@ -208,7 +208,7 @@ def test_anchored_prior_counts_from_the_edge_and_records_it():
     assert p.prior.to_dict()["anchor"] == {"flag": "contact", "t": 10.0}
     np.testing.assert_allclose(sp.fd_steps(1e-2), [5e-3])
     # without a record the numbers stay offsets from the edge (configuration checks)
-    assert ParameterSpace.from_dict({"clock_offset": {"anchor": "contact", "lower": -4.0,
+    assert parameter_space({"clock_offset": {"anchor": "contact", "lower": -4.0,
                                                       "upper": 0.0}})["clock_offset"].prior.upper == 0.0
 
 

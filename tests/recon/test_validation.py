@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from recon.problem import Parameter, ParameterSpace, Prior, ResidualProblem
+from identification.space import Parameter, ParameterSpace, Prior
+from identification.problem import ResidualProblem
 from recon.validation import hpd_check
 from tests.recon._toy import flat_linear_problem
 

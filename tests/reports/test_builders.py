@@ -102,7 +102,7 @@ def test_reconstruction_report(tmp_path):
 
 def test_reconstruction_summary_states_the_fit_and_why_no_chains():
     # the summary's "fit" row (cost, residuals, the plausibility limit of
-    # recon.engines.gof_limit) and the reason the hybrid rule gives for skipping emcee
+    # identification.engines.gof_limit) and the reason the hybrid rule gives for skipping emcee
     from reports.builders.reconstruction import _summary
 
     data = json.loads((DATA / "reconstruction" / "result.json").read_text())

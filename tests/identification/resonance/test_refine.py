@@ -12,7 +12,7 @@ from test_end_to_end import G, errors, load  # noqa: E402
 from identification.resonance.harmonics import amplitude_sequence  # noqa: E402
 from identification.resonance.own import identify_own_resonance  # noqa: E402
 from identification.resonance.refine import damping_force, restoring_force  # noqa: E402
-from recon.identify import refine_resonance  # noqa: E402
+from identification.resonance.refine import refine_resonance  # noqa: E402
 
 
 class _View:

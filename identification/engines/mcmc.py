@@ -53,10 +53,10 @@ import numpy as np
 
 from models.errors import InputError
 from models.limits import checked_table
-from recon.result import Posterior, Result
+from identification.result import Posterior, Result
 
 __all__ = ["SamplerSettings", "Diagnostics", "Round", "Chains", "mcmc", "run_ensembles",
-           "sample_rounds", "diagnose", "read_chains", "initial_ball", "write_inference_data",
+           "sample_rounds", "diagnose", "read_chains", "initial_ball",
            "MIN_START_ESS", "MOVES"]
 
 log = logging.getLogger("dockrecon.engines")
@@ -471,29 +471,6 @@ def read_chains(path: str | os.PathLike) -> tuple[dict, np.ndarray, np.ndarray]:
     s = min(b.iteration for b in backs)
     return (meta, np.stack([b.get_chain()[:s] for b in backs]),
             np.stack([b.get_log_prob()[:s] for b in backs]))
-
-
-def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str],
-                         path: str | os.PathLike) -> Path:
-    """The posterior as ArviZ InferenceData in a netCDF file (atomically): group
-    ``posterior`` with one variable per parameter [SI, attribute ``unit``] and, for MCMC,
-    ``sample_stats.lp``. MCMC: every walker a chain, post-burn-in; otherwise the posterior's
-    equally weighted draws as one chain (attribute ``method`` says which)."""
-    from recon.io import atomic_path
-
-    az = _arviz()
-    chains = posterior.chains if posterior.chains is not None else posterior.samples[None]
-    data = {n: chains[:, :, j] for j, n in enumerate(names)}
-    stats = ({"lp": posterior.log_prob} if posterior.log_prob is not None
-             and posterior.chains is not None else None)
-    idata = az.from_dict(posterior=data, sample_stats=stats,
-                         attrs={"method": posterior.method, "source": "dockrecon"})
-    for n, u in zip(names, units):
-        idata.posterior[n].attrs["unit"] = u
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        idata.to_netcdf(str(tmp), engine="h5netcdf")
-    return path
 
 
 def mcmc(problem, result: Result, *, settings: SamplerSettings, path: str | os.PathLike,

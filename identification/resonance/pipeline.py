@@ -4,7 +4,7 @@ non-own resonance; each returns the content of OUT.json (plain dicts of arrays, 
 caller).
 
 Refinement policy (:func:`refinement_policy`). The refinement (simulating the oscillator
-against the whole record, :func:`recon.identify.refine_resonance`) removes the first
+against the whole record, :func:`identification.resonance.refine.refine_resonance`) removes the first
 approximation's second-order bias, but it is a local fit that can also move a good estimate
 somewhere worse (a preload's node next to 0 trades off against the preload itself). With
 ``refine="auto"`` (the default) it is run and **applied only when both** hold:
@@ -155,7 +155,7 @@ def resonance_output(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float,
     policy = {"mode": refine, "applied": False, "reason": "not run (--refine never)"}
     refined = None
     if refine != "never":
-        from recon.identify import refine_resonance
+        from identification.resonance.refine import refine_resonance
 
         # started from the first approximation without the offset correction: the polish is
         # sensitive to its start (on the shipped dead-zone record a 0.03 % change of the start

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from recon.engines.least_squares import jacobian
-from recon.problem import ParameterSpace
-from recon.result import Posterior, Result
+from identification.engines.least_squares import jacobian
+from identification.space import ParameterSpace
+from identification.result import Posterior, Result
 
 __all__ = ["laplace", "laplace_samples", "laplace_covariance"]
 
@@ -54,7 +54,7 @@ def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n
 def laplace(problem, result: Result, *, rng: np.random.Generator, diff_step: float = 1e-4,
             n_draws: int = 4000) -> Result:
     """The Laplace engine at ``result.x_opt``: its Jacobian (stored as
-    :attr:`~recon.result.Result.jacobian`, data rows first, then the prior rows), ``n_draws``
+    :attr:`~identification.result.Result.jacobian`, data rows first, then the prior rows), ``n_draws``
     Gaussian draws, standard errors and the covariance, as the ``"laplace"`` posterior (the
     current one)."""
     x = np.asarray(result.x_opt, float)

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from recon.engines.laplace import laplace, laplace_covariance
-from recon.engines.least_squares import add_runs, jacobian, multistart
-from recon.result import Posterior, Result
+from identification.engines.laplace import laplace, laplace_covariance
+from identification.engines.least_squares import add_runs, jacobian, multistart
+from identification.result import Posterior, Result
 
 __all__ = ["importance", "importance_samples", "find_modes", "quadratic_fit"]
 
@@ -175,7 +175,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
 
     The first proposal is a mixture of multivariate Student t (``df`` degrees of freedom), one
     component per mode ``x[k]`` with scale ``inflate^2 (J_k^T J_k)^+``
-    (:func:`~recon.engines.laplace.laplace_covariance`; ``jac_all[k]``
+    (:func:`~identification.engines.laplace.laplace_covariance`; ``jac_all[k]``
     includes the prior rows). Each of ``rounds`` rounds draws ``n / rounds`` points, weights
     them by posterior / proposal, and refits every component's centre, scale and mixture
     weight to the weighted draws it is responsible for (population Monte Carlo; the new scale

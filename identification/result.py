@@ -1,9 +1,9 @@
 """The one result type of every fit in the project, its parameter summaries and its files.
 
-Every engine (:mod:`recon.engines`) takes a problem and a :class:`Result` and returns the
+Every engine (:mod:`identification.engines`) takes a problem and a :class:`Result` and returns the
 result with its own part added, so a fit reads as a short chain of engines (a reconstruction:
 :func:`recon.reconstruct.reconstruct`; the ground-test identifications:
-:mod:`recon.identify`). A result is written as one JSON document, the same schema for every
+:mod:`identification.ground_test`). A result is written as one JSON document, the same schema for every
 kind (``result.json`` of a reconstruction or rig identification, ``OUT.json`` of a hysteresis
 identification)::
 
@@ -26,7 +26,7 @@ directory is complete exactly when it has one.
 
 ``status`` says whether the result is an answer: ``ok``; ``implausible`` (the best fit's cost
 exceeds what a correct fit of that many residuals plausibly has,
-:func:`recon.engines.gof_limit`: the intervals describe the best fit found, not the data's
+:func:`identification.engines.gof_limit`: the intervals describe the best fit found, not the data's
 source); ``failed`` (no finite likelihood anywhere the search went, or no posterior draw: no
 intervals, ``median`` / ``ci68`` / ``ci95`` null). ``dockrecon reconstruct`` exits with 0, 3
 and 4 for them. ``warnings`` qualify an answer without withdrawing it: an MCMC that stopped
@@ -40,18 +40,16 @@ engine produced (``diagnostics.method``: ``laplace``, ``importance`` or ``mcmc``
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from recon.io import versions, write_json, write_table
-from recon.problem import ParameterSpace
+from identification.provenance import versions
+from identification.space import ParameterSpace
 
 __all__ = ["Result", "Posterior", "Start", "Identifiability", "summarize", "identifiability",
-           "summarize_derived", "write_result"]
+           "summarize_derived"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,7 +117,7 @@ class Result:
     diagnostics: dict[str, Any] = dataclasses.field(default_factory=dict)
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     seed: int | None = None
-    versions: dict[str, str] = dataclasses.field(default_factory=versions)
+    versions: dict[str, str] = dataclasses.field(default_factory=dict)
     sections: dict[str, Any] = dataclasses.field(default_factory=dict)
     tables: dict[str, tuple[Any, Mapping[str, str]]] = dataclasses.field(default_factory=dict)
     starts: list[Start] = dataclasses.field(default_factory=list)
@@ -158,7 +156,8 @@ class Result:
              "warnings": list(self.warnings), "parameters": self.parameters,
              "diagnostics": self.diagnostics}
         d.update(self.sections)
-        d.update({"settings": self.settings, "versions": self.versions, "seed": self.seed,
+        d.update({"settings": self.settings, "versions": self.versions or versions(),
+                  "seed": self.seed,
                   # the tables written beside it: a report names any that went missing
                   "files": sorted(self.tables)})
         return d
@@ -281,14 +280,3 @@ def summarize_derived(values: Mapping[str, np.ndarray], units: Mapping[str, str]
                   "ci68": _q(v, 0.68) if v.size else None,
                   "ci95": _q(v, 0.95) if v.size else None, "unit": units.get(k, "")}
     return out
-
-
-def write_result(directory: str | os.PathLike, result: Result, *,
-                 name: str = "result.json") -> Path:
-    """Write ``result``'s tables into ``directory``, then its JSON document ``name`` last,
-    all atomically."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    for fname, (frame, units) in result.tables.items():
-        write_table(frame, directory / fname, units)
-    return write_json(result.to_dict(), directory / name)

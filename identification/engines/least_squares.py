@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy import optimize as _opt
 
-from recon.result import Result, Start
+from identification.result import Result, Start
 
 __all__ = ["least_squares", "multistart", "refine", "add_runs", "jacobian", "gof_limit",
            "GOF_SIGMAS", "optimizer_diagnostics"]
@@ -58,7 +58,7 @@ def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4, with_prior: boo
              columns: np.ndarray | None = None) -> np.ndarray:
     """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
     ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
-    parameter's own ``step``, :meth:`~recon.problem.ParameterSpace.fd_steps`), made one-sided
+    parameter's own ``step``, :meth:`~identification.space.ParameterSpace.fd_steps`), made one-sided
     at a bound. ``columns`` (indices of free parameters) limits the differences to those
     parameters: ``(m, len(columns))``, ``2 len(columns)`` forward runs."""
     x = np.asarray(x, float)
@@ -234,7 +234,7 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
     ``search_again(problem, k)`` gives the starts of search round ``k`` = 1, 2, ... (another
     seed of a global screen); at most ``retries`` rounds. Each round's runs are kept (origin
     ``"search k"``). Adds to ``result`` (a new one of ``kind`` when None): the runs
-    (:attr:`~recon.result.Result.starts`), the optimum :attr:`~recon.result.Result.x_opt`,
+    (:attr:`~identification.result.Result.starts`), the optimum :attr:`~identification.result.Result.x_opt`,
     ``diagnostics.optimizer`` and ``diagnostics.search`` (rounds, each round's best cost,
     the limit, ``plausible``). When no run reached a finite likelihood the result is
     ``failed``. ``progress(stage, done, total)`` gets stage ``"optimize"``. ``hold`` and
@@ -281,7 +281,7 @@ def refine(problem, result: Result, *, diff_step: float, max_nfev: int | None = 
 
     End points closer than 1e-3 prior spreads in every parameter count as one. The new runs
     are added with origin ``"refine"`` (the old ones stay, so the search stays visible);
-    :attr:`~recon.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new best.
+    :attr:`~identification.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new best.
 
     Measured on the shipped low-energy peripheral flight (benchmarks/README.md, Peripheral
     flights): the search's polish at step 1e-2 ended at cost 716.8 (roll +0.011 rad), whose
@@ -311,7 +311,7 @@ def refine(problem, result: Result, *, diff_step: float, max_nfev: int | None = 
 
 def add_runs(problem, result: Result, runs: Sequence[Start]) -> Result:
     """Add later least-squares runs to a result (a final polish, a re-polish from a sampled
-    draw): :attr:`~recon.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new
+    draw): :attr:`~identification.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new
     best."""
     result.starts.extend(runs)
     result.x_opt = np.asarray(result.best.x, float)

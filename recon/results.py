@@ -1,0 +1,50 @@
+"""A result's files: its JSON document, the tables beside it and the posterior as ArviZ
+InferenceData.
+
+A result directory is complete exactly when its JSON document exists: the tables are written
+first and the document last, each atomically (:func:`recon.io.atomic_path`).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from identification.result import Posterior, Result
+from recon.io import atomic_path, write_json, write_table
+
+__all__ = ["write_result", "write_inference_data"]
+
+
+def write_result(directory: str | os.PathLike, result: Result, *,
+                 name: str = "result.json") -> Path:
+    """Write ``result``'s tables into ``directory``, then its JSON document ``name`` last,
+    all atomically."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for fname, (frame, units) in result.tables.items():
+        write_table(frame, directory / fname, units)
+    return write_json(result.to_dict(), directory / name)
+
+
+def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str],
+                         path: str | os.PathLike) -> Path:
+    """The posterior as ArviZ InferenceData in a netCDF file (atomically): group
+    ``posterior`` with one variable per parameter [SI, attribute ``unit``] and, for MCMC,
+    ``sample_stats.lp``. MCMC: every walker a chain, post-burn-in; otherwise the posterior's
+    equally weighted draws as one chain (attribute ``method`` says which)."""
+    from identification.engines.mcmc import _arviz
+
+    az = _arviz()
+    chains = posterior.chains if posterior.chains is not None else posterior.samples[None]
+    data = {n: chains[:, :, j] for j, n in enumerate(names)}
+    stats = ({"lp": posterior.log_prob} if posterior.log_prob is not None
+             and posterior.chains is not None else None)
+    idata = az.from_dict(posterior=data, sample_stats=stats,
+                         attrs={"method": posterior.method, "source": "dockrecon"})
+    for n, u in zip(names, units):
+        idata.posterior[n].attrs["unit"] = u
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        idata.to_netcdf(str(tmp), engine="h5netcdf")
+    return path
