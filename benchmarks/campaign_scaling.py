@@ -2,7 +2,7 @@
 
 Runs the same flights (default: the three shipped 5-s probe-cone flights of
 ``telemetry_samples/flights/campaign.toml``, importance sampling, no emcee) as a campaign
-(:func:`recon.campaign.run_campaign`, the reconstruction and report of each flight) on an
+(:func:`recon.app.campaign.run_campaign`, the reconstruction and report of each flight) on an
 embedded Dask cluster of 1 worker and of 2 workers, each worker one process with one numba
 thread, and reports flights per hour and the parallel efficiency of 2 workers,
 ``rate(2) / (2 rate(1))``. Also 1 worker with 2 numba threads (what ``--workers 1`` gives on a
@@ -36,7 +36,7 @@ ROOT = HERE.parent
 
 
 def main(argv=None) -> int:
-    from recon.campaign import load_manifest, reconstruct_one, run_campaign
+    from recon.app.campaign import load_manifest, reconstruct_one, run_campaign
     from identification.provenance import versions
     from recon.io import write_json
 

@@ -2,8 +2,8 @@
 (benchmarks/README.md, "Campaigns": the embedded cluster's own CPU).
 
 ``python benchmarks/embedded_cluster_idle.py [--seconds 60] [--workers 2] [--defaults]``
-starts the cluster as :func:`recon.campaign._client` does (with
-:data:`recon.campaign.EMBEDDED_DASK_CONFIG`, or Dask's defaults with ``--defaults``), waits
+starts the cluster as :func:`recon.app.campaign._client` does (with
+:data:`recon.app.campaign.EMBEDDED_DASK_CONFIG`, or Dask's defaults with ``--defaults``), waits
 5 s for it to settle, then measures the CPU time (user + system, ``psutil``) of the client
 process (which holds the scheduler) and of each worker process over ``--seconds`` of wall with
 no task running, and prints it per minute of wall. Run both ways one after the other (or
@@ -28,7 +28,7 @@ def measure(seconds: float, workers: int, defaults: bool) -> dict:
     """Idle CPU [s per minute of wall] of the client and of each worker (module docstring)."""
     import psutil
 
-    import recon.campaign as rc
+    import recon.app.campaign as rc
 
     saved = rc.EMBEDDED_DASK_CONFIG
     if defaults:

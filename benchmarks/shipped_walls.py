@@ -128,7 +128,7 @@ def _print_row(name: str, side: str, row: dict) -> None:
 def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from models.errors import InputError
-    from recon.campaign import load_manifest
+    from recon.app.campaign import load_manifest
     from identification.provenance import versions
     from recon.io import write_json
 

@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from scipy.stats import chi2
 
-    from recon.study import read_posterior
+    from recon.results import read_posterior
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("study")

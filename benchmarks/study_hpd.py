@@ -17,7 +17,7 @@ probability of so few), and ``mass_above`` is uniform on [0, 1].
 
 Prints one line per flight and the summary; ``--output`` writes them as JSON. Studies run
 since 2026-11-28 score this themselves (``calibration.json``: ``hpd`` per flight and in
-summary, :func:`recon.study.score_flight`); the script re-scores a study directory of any
+summary, :func:`recon.calibration.score_flight`); the script re-scores a study directory of any
 age.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     from recon.flight import flight_problem
     from identification.provenance import versions
     from recon.io import write_json
-    from recon.study import read_posterior
+    from recon.results import read_posterior
     from recon.validation import hpd_check
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
     from scipy.stats import chi2, kstest
 
-    from recon.study import read_posterior
+    from recon.results import read_posterior
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("parts", nargs="+", metavar="PART.json:STUDY_DIR")

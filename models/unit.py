@@ -253,7 +253,7 @@ class DockingUnit(abc.ABC):
     #: :attr:`trajectory_channels`)
     history_figures: tuple[tuple[str, str, tuple[tuple[tuple[str, str], ...], ...]], ...] = ()
     #: ``"package.module:function"`` of the unit's flight recorder for simulation studies
-    #: (:mod:`recon.study`), imported on use; "" when it has none. Called as
+    #: (:mod:`recon.app.study`), imported on use; "" when it has none. Called as
     #: ``recorder(name, directory, initial, *, scenario, seed, rng, records, clock_offset,
     #: duration, horizon) -> (telemetry files, truth {parameter: value [SI]})``: simulate the
     #: scenario from ``initial`` and record it with the unit's observation model (``records``

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ from identification.result import Result
 from recon.search import screened_starts
 from recon.telemetry import Telemetry, load_telemetry
 
-__all__ = ["flight_problem", "reconstruct_flight", "reconstruct_into", "unit_outputs", "Flight",
+__all__ = ["flight_problem", "reconstruct_flight", "unit_outputs", "Flight",
            "own_sensor_channels", "check_record_unit"]
 
 
@@ -227,34 +227,3 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                         "defaults": list(flight.filled.get("defaults", [])),
                         "noise": dict(flight.filled.get("noise", {}))},
         progress=progress)
-
-
-def reconstruct_into(output: str | os.PathLike,
-                     telemetry: str | os.PathLike | Sequence[str | os.PathLike],
-                     scenario: Any, *, resume: bool = False, report: bool = True,
-                     extra: Callable[[Result], Mapping[str, Mapping[str, Any]]] | None = None,
-                     **options: Any) -> tuple[Result, list[str]]:
-    """A flight's whole result directory, as ``dockrecon reconstruct`` and each flight of a
-    campaign make it: :func:`reconstruct_flight` into a staging directory, the report built
-    there, the JSON files ``extra(result)`` gives (``{file name: document}``) beside them,
-    then the directory swapped in whole (:func:`recon.outputs.replaced_whole`: a kill leaves ``output``
-    as it was). ``options`` are :func:`reconstruct_flight`'s. Returns the result and the file
-    names of the report. An input error that names the staging directory names ``output``."""
-    from recon.io import write_json
-    from recon.outputs import replaced_whole
-
-    with replaced_whole(output, resume=resume) as stage:
-        try:
-            res = reconstruct_flight(telemetry, scenario, stage, resume=resume, **options)
-        except InputError as exc:
-            if exc.source and str(stage) in str(exc.source):
-                exc.source = f"{output} (--resume)"
-            raise
-        names = []
-        if report:
-            from reports.build import rebuild_report
-
-            names = [p.name for p in rebuild_report(stage)]
-        for name, doc in (extra(res) if extra is not None else {}).items():
-            write_json(dict(doc), Path(stage) / name)
-    return res, names

@@ -63,7 +63,7 @@ class ReconstructSettings:
     mcmc: bool = True
     # with MCMC and importance sampling: run emcee only when the importance effective sample
     # size is below this (None: always). The calibrated engine of the shipped flights' study
-    # (``dockrecon study calibration``, recon.study) is ``MIN_START_ESS``.
+    # (``dockrecon study calibration``, recon.app.study) is ``MIN_START_ESS``.
     mcmc_below_ess: float | None = None
     sampler: SamplerSettings = SamplerSettings()
     draws: int = 200          # posterior draws for loads, energy and the predictive band

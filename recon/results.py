@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+
+import numpy as np
 from pathlib import Path
 
 from identification.result import Posterior, Result
 from recon.io import atomic_path, write_json, write_table
 
-__all__ = ["write_result", "write_inference_data"]
+__all__ = ["write_result", "write_inference_data", "read_posterior"]
 
 
 def write_result(directory: str | os.PathLike, result: Result, *,
@@ -48,3 +50,18 @@ def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequ
     with atomic_path(path) as tmp:
         idata.to_netcdf(str(tmp), engine="h5netcdf")
     return path
+
+
+def read_posterior(path: Path, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """A result's posterior draws from its ``posterior.nc`` (:func:`write_inference_data`): ``(N, len(names))`` [SI] in ``names`` order, and their log
+    posterior where the sampler kept it (MCMC), else None."""
+    from identification.engines.mcmc import _arviz
+
+    idata = _arviz().from_netcdf(str(path))
+    post = idata.posterior
+    x = np.stack([np.asarray(post[n]).ravel() for n in names], axis=1)
+    lp = None
+    stats = getattr(idata, "sample_stats", None)
+    if stats is not None and "lp" in stats:
+        lp = np.asarray(stats["lp"]).ravel()
+    return x, lp

@@ -96,8 +96,8 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, 
     path = Path(result)
     if path.is_dir():
         stem = "report"
-        # a flight's result; a calibration study's (recon.study) or a campaign's
-        # (recon.campaign) directory, which have no result.json of their own
+        # a flight's result; a calibration study's (recon.app.study) or a campaign's
+        # (recon.app.campaign) directory, which have no result.json of their own
         path = next((path / f for f in DIRECTORY_RESULTS if (path / f).exists()),
                     path / "result.json")
         if not path.exists():

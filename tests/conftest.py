@@ -9,7 +9,7 @@ from click.testing import CliRunner, Result
 def cli_run():
     """``cli_run(*args) -> click.testing.Result``: run ``dockrecon ARGS`` in-process (stdout
     and stderr apart in ``.stdout`` / ``.stderr``, the exit code in ``.exit_code``)."""
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     runner = CliRunner()
 

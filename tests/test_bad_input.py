@@ -285,7 +285,7 @@ def test_the_readme_exit_code_table_is_what_the_code_does():
     import re
 
     from models.errors import DataError, InputError
-    from recon.cli import EXIT_STATUS
+    from recon.app.cli import EXIT_STATUS
 
     text = (ROOT / "README.md").read_text()
     table = text[text.index("### Exit codes and errors"):text.index("### Outputs")]

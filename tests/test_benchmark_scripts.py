@@ -125,7 +125,7 @@ def test_shipped_walls_pairs_each_flight_with_its_before_and_refuses_a_missing_o
     import sys
 
     sys.path.insert(0, str(BENCH.parent))
-    from recon.campaign import load_manifest
+    from recon.app.campaign import load_manifest
 
     m = _script("shipped_walls")
     after = load_manifest(FLIGHTS / "campaign.toml")

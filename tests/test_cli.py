@@ -4,8 +4,8 @@ import pytest
 from click.testing import CliRunner
 
 from models.errors import DataError, InputError
-from recon.cli import cli
-from recon.cli.options import Group as _Group
+from recon.app.cli import cli
+from recon.app.cli.options import Group as _Group
 
 
 def _group_raising(exc: Exception) -> click.Group:

@@ -34,7 +34,7 @@ def _commands(group, path=("dockrecon",)):
 
 
 def test_every_command_and_option_is_in_the_page(page):
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     missing = []
     for path, cmd in _commands(cli):
@@ -190,7 +190,7 @@ def test_the_code_the_theory_pages_point_to_exists():
 def test_the_readme_synopsis_names_every_command_and_option():
     """The README's command synopsis is written by hand: it must not fall behind the CLI
     (``-h`` / ``-v`` / ``-q`` and ``--version`` are explained once, above it)."""
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     readme = (ROOT / "README.md").read_text()
     synopsis = readme.split("## The command line", 1)[1].split("```", 2)[1]

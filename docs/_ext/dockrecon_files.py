@@ -3,8 +3,8 @@
 :func:`render` returns reStructuredText listing
 
 * every command of the ``dockrecon`` command line with its arguments and options, read from the
-  click objects (:data:`recon.cli.cli`);
-* the exit codes, read from the docstring of :mod:`recon.cli`;
+  click objects (:data:`recon.app.cli.cli`);
+* the exit codes, read from the docstring of :mod:`recon.app.cli`;
 * every key of the run configuration (``--config RUN.toml``, or the same tables in a scenario):
   :data:`recon.config.RUN_TABLES`, the ``[model]`` keys, the ``[parameters.NAME]`` keys, the
   ``[observation]`` keys, :data:`recon.config.OPTIMIZER_KEYS`, the ``[sampler]`` keys and
@@ -79,7 +79,7 @@ def iter_commands(group=None, path: tuple[str, ...] = ("dockrecon",)):
     import click
 
     if group is None:
-        from recon.cli import cli as group
+        from recon.app.cli import cli as group
     yield path, group
     if isinstance(group, click.Group):
         for name in sorted(group.commands):
@@ -114,7 +114,7 @@ def _usage(path: tuple[str, ...], cmd) -> str:
     """The usage line click prints for ``path`` (``dockrecon simulate docking ...``)."""
     import click
 
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     ctx = click.Context(cli, info_name=path[0])
     group = cli
@@ -154,12 +154,12 @@ def cli_section() -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# exit codes (the docstring of recon.cli)
+# exit codes (the docstring of recon.app.cli)
 def exit_codes() -> list[tuple[int, str]]:
-    """``(code, meaning)`` from the "Exit codes" section of :mod:`recon.cli`'s docstring."""
-    import recon.cli
+    """``(code, meaning)`` from the "Exit codes" section of :mod:`recon.app.cli`'s docstring."""
+    import recon.app.cli
 
-    doc = recon.cli.__doc__ or ""
+    doc = recon.app.cli.__doc__ or ""
     sec = doc.split("Exit codes", 1)[1].split("\n\n", 2)
     body = "\n\n".join(sec[1:]) if sec[0].strip("-\n ") == "" else doc.split("Exit codes", 1)[1]
     codes: list[tuple[int, str]] = []
@@ -180,7 +180,7 @@ def exit_codes() -> list[tuple[int, str]]:
 
 def exit_section() -> str:
     return (_heading("Exit codes", "-")
-            + "Every command, the same way (from the docstring of :mod:`recon.cli`).\n\n"
+            + "Every command, the same way (from the docstring of :mod:`recon.app.cli`).\n\n"
             + _table(["code", "meaning"], ([str(c), t] for c, t in exit_codes()), [8, 92]))
 
 

@@ -39,7 +39,7 @@ import tomli_w
 
 import telemetry_samples
 from models.probe_cone import preset_path
-from recon.campaign import load_manifest, reconstruct_one, run_campaign
+from recon.app.campaign import load_manifest, reconstruct_one, run_campaign
 from recon.io import load_toml
 from reports.build import rebuild_report
 from reports.figures_campaign import plot_forest

@@ -1,4 +1,4 @@
-"""Calibration-study report: ``DIR/calibration.json`` (:mod:`recon.study`) and the campaign's
+"""Calibration-study report: ``DIR/calibration.json`` (:mod:`recon.app.study`) and the campaign's
 ``DIR/catalog.parquet``.
 
 First the verdict (is any parameter's coverage low for the table as a whole), then the
@@ -63,7 +63,7 @@ def _flight_rows(doc: dict) -> Table:
 def _part_text(part: dict) -> str:
     """One part of a merged study: its file (its directory's name for a calibration.json),
     the flights it scored and, when it was run for more, what it was run for."""
-    from recon.study import flight_index, format_only
+    from recon.calibration import flight_index, format_only
 
     file = Path(part["file"])
     name = file.parent.name if file.name == "calibration.json" else file.name

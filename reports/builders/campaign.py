@@ -1,4 +1,4 @@
-"""Campaign report: ``DIR/campaign.json`` and ``DIR/catalog.parquet`` (:mod:`recon.campaign`).
+"""Campaign report: ``DIR/campaign.json`` and ``DIR/catalog.parquet`` (:mod:`recon.app.campaign`).
 
 What an engineer reads first about a campaign: how many flights were reconstructed, which
 were not and why (implausible fit, refused input, lost worker), and the reconstructed

@@ -342,7 +342,7 @@ def record_study_flight(name: str, out_dir: str | os.PathLike, initial: dict, *,
                         clock_offset: float = 0.0, duration: float = 5.0,
                         horizon: float = 15.0) -> tuple[list[Path], dict[str, float]]:
     """The probe-cone unit's flight recorder for simulation studies
-    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.study`).
+    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.app.study`).
 
     ``records = "realistic"``: :func:`record_long_flight` with an approach and a record start
     drawn from ``rng`` in the ranges of :data:`STUDY_RECORDER`; ``"cut"``:

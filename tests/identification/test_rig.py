@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from identification.rig import RECORD_UNITS, RigRecord
 from models.hydraulic import RigConfig
-from recon.cli import cli
+from recon.app.cli import cli
 from identification.rig import identify_rig
 from recon.io import load_toml, read_table
 

@@ -1,4 +1,4 @@
-"""Campaigns (recon.campaign, ``dockrecon campaign``): the manifest and its errors, the
+"""Campaigns (recon.app.campaign, ``dockrecon campaign``): the manifest and its errors, the
 catalog of a result, and whole campaigns on an embedded 2-worker Dask cluster: the same
 numbers as serial ``reconstruct`` runs with the same seeds, refused flights recorded without
 stopping the campaign, ``--resume`` keeping finished flights."""
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from models.errors import InputError
-from recon.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, completed,
-                            load_manifest, spec_digest)
+from recon.app.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, completed, load_manifest,
+                                spec_digest)
 from tests.recon._fast import fast_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_flights_kept_by_resume_reach_on_flight_before_the_others(tmp_path):
     ``resumed``, their stamp as written) before any flight of this sitting ends, so a caller
     that writes a table after every flight (the calibration study) counts them from the
     first write; without ``resume`` no flight is reported as kept."""
-    from recon.campaign import run_campaign
+    from recon.app.campaign import run_campaign
 
     cfg = str(fast_config(tmp_path))
     specs = [FlightSpec(name=n, telemetry=(str(FLIGHTS / "nominal.parquet"),),
@@ -271,7 +271,7 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
     worker traceback of a broken connection reaches the user after Ctrl-C."""
     import logging
 
-    from recon.campaign import _client, _close
+    from recon.app.campaign import _client, _close
 
     import signal
 
@@ -290,7 +290,7 @@ def test_embedded_workers_leave_ctrl_c_to_the_client_and_keep_quiet(verbose):
     finally:
         signal.signal(signal.SIGINT, old_int)
         log.setLevel(old)
-        from recon.dask_worker import quiet_logs
+        from recon.app.dask_worker import quiet_logs
         quiet_logs(True)
     assert ignored
     want = logging.INFO if verbose else logging.CRITICAL
@@ -316,7 +316,7 @@ def test_embedded_workers_run_without_the_dashboard_machinery():
     import dask
     import distributed  # noqa: F401  (its import adds the distributed.* defaults to dask.config)
 
-    from recon.campaign import EMBEDDED_DASK_CONFIG, _client, _close
+    from recon.app.campaign import EMBEDDED_DASK_CONFIG, _client, _close
 
     keys = list(EMBEDDED_DASK_CONFIG)
     before = {k: dask.config.get(k) for k in keys}
@@ -342,7 +342,7 @@ def test_two_embedded_clusters_start_side_by_side_without_a_warning():
     that port 8787 is in use (Dask's default, which it warns about and then moves off)."""
     import warnings
 
-    from recon.campaign import _client, _close
+    from recon.app.campaign import _client, _close
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

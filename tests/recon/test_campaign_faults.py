@@ -80,7 +80,7 @@ def test_a_killed_worker_loses_no_flight(tmp_path):
     out = tmp_path / "camp"
     proc = subprocess.Popen([DOCKRECON, "campaign", str(m), "-o", str(out), "--workers", "2"],
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    # both flights running: their staging directories exist (recon.outputs)
+    # both flights running: their staging directories exist (recon.app.outputs)
     _wait("both flights to start", lambda: len(list(out.glob(".f*.partial"))) == 2, proc)
     time.sleep(5.0)
     victims = _workers(proc)

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from models.appendage import preset_path
-from recon.cli import cli
+from recon.app.cli import cli
 from recon.io import read_table
 
 PRESET = str(preset_path("appendage_pulse.toml"))

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from models.probe_cone import preset_path
 from models.probe_cone.config import IC_NAMES
-from recon.cli import cli
+from recon.app.cli import cli
 
 REF = str(preset_path("reference"))
 

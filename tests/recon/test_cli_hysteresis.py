@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from recon.cli import cli
+from recon.app.cli import cli
 
 STATIC = Path(__file__).resolve().parents[2] / "telemetry_samples" / "static"
 REC = STATIC / "lateral_double_loop.csv"

@@ -6,8 +6,8 @@ import click
 import pytest
 
 from models.probe_cone import preset_path
-from recon.cli import cli
-from recon.cli.options import Progress
+from recon.app.cli import cli
+from recon.app.cli.options import Progress
 
 #: commands that write files (``-o`` names where), and those that only print
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",

@@ -5,7 +5,7 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from models.peripheral.simulate import PRESETS
-from recon.cli import cli
+from recon.app.cli import cli
 
 REF = str(PRESETS / "reference.toml")
 

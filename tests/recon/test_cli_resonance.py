@@ -4,7 +4,7 @@ import json
 import numpy as np
 from click.testing import CliRunner
 
-from recon.cli import cli
+from recon.app.cli import cli
 from telemetry_samples import sample_path
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from recon.cli import cli
+from recon.app.cli import cli
 from telemetry_samples import sample_path
 
 REC = sample_path("resonance", "coupling_l3.csv")

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from models.peripheral.simulate import PRESETS
-from recon.cli import cli
+from recon.app.cli import cli
 
 REF = str(PRESETS / "reference.toml")
 

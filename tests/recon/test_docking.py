@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from models.probe_cone import preset_path
-from recon.cli import cli
+from recon.app.cli import cli
 from recon.config import RunConfig
 from recon.flight import flight_problem
 from recon.search import first_guess
@@ -255,7 +255,7 @@ def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
     out = tmp_path / "out"
     r = CliRunner().invoke(cli, ["reconstruct", str(FLIGHTS / "nominal.parquet"), "--scenario",
                                  str(wrong), "--config", str(cfg), "-o", str(out), "--no-mcmc"])
-    from recon.cli import EXIT_STATUS
+    from recon.app.cli import EXIT_STATUS
 
     assert r.exit_code == EXIT_STATUS["implausible"] == 3, r.output
     assert "reconstruction IMPLAUSIBLE" in r.output and "Traceback" not in r.output

@@ -1,4 +1,4 @@
-"""Where commands write (recon.outputs): output locations checked before the work, no output
+"""Where commands write (recon.app.outputs): output locations checked before the work, no output
 over an input, result directories replaced whole, and a reconstruction killed at random
 moments leaving the earlier result complete (or a resumable run), never a mix."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from models.errors import InputError
-from recon import outputs
+from recon.app import outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
@@ -165,7 +165,7 @@ def _quick_config(tmp_path: Path) -> Path:
 
 
 def _reconstruct(cfg: Path, out: Path, seed: int, *extra: str) -> subprocess.Popen:
-    code = "import sys; from recon.cli import main; sys.argv[0] = 'dockrecon'; main()"
+    code = "import sys; from recon.app.cli import main; sys.argv[0] = 'dockrecon'; main()"
     return subprocess.Popen(
         [sys.executable, "-c", code, "-q", "reconstruct", str(FLIGHTS / "nominal.parquet"),
          "--scenario", str(SCENARIO), "--config", str(cfg), "-o", str(out), "--seed",

@@ -28,7 +28,7 @@ def generated(tmp_path_factory):
     """The three flights as the command writes them with the shipped seed."""
     from click.testing import CliRunner
 
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     out = tmp_path_factory.mktemp("peripheral_flights")
     r = CliRunner().invoke(cli, ["samples", "generate", "flights", "--unit", "peripheral",
@@ -152,12 +152,12 @@ def test_flags_switch_at_the_simulated_events_within_one_sample(generated, simul
 
 
 def test_study_recorder_cut(tmp_path):
-    """The unit's recorder attribute resolves to the function recon.study calls; a cut record
+    """The unit's recorder attribute resolves to the function recon.app.study calls; a cut record
     starts at the start plane on the telemetry clock and carries its truth."""
     from models.peripheral.unit import UNIT
-    from recon.study import _recorder
+    from recon.calibration import flight_recorder
 
-    record = _recorder(UNIT)
+    record = flight_recorder(UNIT)
     assert record is pg.record_study_flight
     scn = ps.load_scenario("reference")
     ic = {"rel_vel_x": 0.12, "rel_pos_y": 0.02}

@@ -1,4 +1,4 @@
-"""Calibration studies (recon.study, ``dockrecon study calibration``): the coverage table
+"""Calibration studies (recon.app.study, ``dockrecon study calibration``): the coverage table
 against independent binomial arithmetic, the seeded draws and their capture condition, the
 scope refusals, the recorder's truth, the report, and (slow) a whole study on a 2-worker
 Dask cluster with ``--resume``."""
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from models.errors import InputError
-from recon.study import StudySettings, coverage, draw_flights, record_flights
+from recon.calibration import StudySettings, coverage, draw_flights, record_flights
 
 ROOT = Path(__file__).resolve().parents[2]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
@@ -169,7 +169,7 @@ def test_study_refuses_what_it_cannot_simulate(tmp_path):
     """A configuration freeing a mechanism parameter, or leaving out an initial condition,
     is refused with the file and the key before any flight is drawn."""
     from models.probe_cone.unit import UNIT
-    from recon.study import _study_config
+    from recon.app.study import _study_config
 
     text = (FLIGHTS / "run.toml").read_text()
     free_mech = tmp_path / "mech.toml"
@@ -376,7 +376,7 @@ def test_peripheral_study_on_two_workers(cli_run, tmp_path):
 def test_only_reads_indices_and_ranges():
     """``--only``: indices and inclusive ranges, 0-based, sorted without repeats, written
     back as the shortest ranges; a bad part is refused naming the option and the part."""
-    from recon.study import format_only, parse_only
+    from recon.calibration import format_only, parse_only
 
     assert parse_only("20-39", 40) == tuple(range(20, 40))
     assert parse_only(" 10, 0-4,3 ", 40) == (0, 1, 2, 3, 4, 10)
@@ -392,7 +392,7 @@ def test_only_reads_indices_and_ranges():
 def test_flight_index_reads_the_study_flight_names():
     """``flight_index`` inverts the names of ``draw_flights`` (two digits up to 100 flights,
     four above), which the merge and the report match flights by, and knows no other name."""
-    from recon.study import flight_index
+    from recon.calibration import flight_index
 
     assert [flight_index(f"cal{i:02d}") for i in (0, 7, 39, 99)] == [0, 7, 39, 99]
     assert flight_index("cal0107") == 107
@@ -407,8 +407,8 @@ def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monke
     given (what it does with the flights is the slow study test's)."""
     import pandas as pd
 
-    import recon.campaign
-    from recon.study import run_study
+    import recon.app.campaign
+    from recon.app.study import run_study
 
     given = {}
 
@@ -416,7 +416,7 @@ def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monke
         given[Path(out).name] = list(specs)
         return {"flights": {}, "counts": {}}
 
-    monkeypatch.setattr(recon.campaign, "run_campaign", campaign)
+    monkeypatch.setattr(recon.app.campaign, "run_campaign", campaign)
     base = dict(scenario=str(SCENARIO), config=str(FLIGHTS / "run.toml"), flights=3, seed=5,
                 records="cut")
     run_study(StudySettings(**base), tmp_path / "whole")
@@ -436,7 +436,7 @@ def test_a_part_of_a_study_records_the_same_flights(study_space, tmp_path, monke
     assert ta == tb
     # the files are recorded by their values, as the campaign's --resume counts them: a
     # comment does not make the next part another study's, a changed value does
-    from recon.study import _file_digest
+    from recon.app.study import _file_digest
 
     inputs = doc["settings"]["inputs"]
     assert inputs["by"] == "values" and inputs["config"] == _file_digest(base["config"])
@@ -454,9 +454,9 @@ def test_a_resumed_study_counts_its_kept_flights_after_every_flight(study_space,
     flight done (before, it held the new sitting's flights only, and the kept ones came back
     only when the whole sitting ended). The campaign is replaced by one that reports two
     kept flights, then ends a third and is interrupted before the last."""
-    import recon.campaign
-    import recon.study
-    from recon.study import run_study
+    import recon.app.campaign
+    import recon.app.study
+    from recon.app.study import run_study
 
     def score(name):
         return {"status": "ok", "lr": 11.0, "parameters": {"rel_roll": {
@@ -473,8 +473,8 @@ def test_a_resumed_study_counts_its_kept_flights_after_every_flight(study_space,
         seen.append(json.loads((Path(out) / "calibration.json").read_text()))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(recon.campaign, "run_campaign", campaign)
-    monkeypatch.setattr(recon.study, "_score", lambda spec, out: score(spec.name))
+    monkeypatch.setattr(recon.app.campaign, "run_campaign", campaign)
+    monkeypatch.setattr(recon.app.study, "_score", lambda spec, out: score(spec.name))
     settings = StudySettings(scenario=str(SCENARIO), config=str(FLIGHTS / "run.toml"),
                              flights=4, seed=5, records="cut")
     with pytest.raises(KeyboardInterrupt):

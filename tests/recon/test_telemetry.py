@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from models.errors import DataError, InputError
-from recon.cli import cli
+from recon.app.cli import cli
 from recon.io import write_table
 from recon.telemetry import load_telemetry, read_telemetry
 

@@ -103,7 +103,7 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     single simulation at the MAP, the events equal its events on the telemetry clock, the band
     holds the MAP; the report renders the new sections and says the intervals are Laplace."""
     from models.probe_cone import preset_path, simulate
-    from recon.cli import cli
+    from recon.app.cli import cli
     from models.unit import get_unit
     from recon.config import load_scenario
     from recon.flight import unit_outputs

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from recon.cli import cli
+from recon.app.cli import cli
 from reports.builders._common import digits_for, fmt
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -1,5 +1,5 @@
 """The campaign report (reports/builders/campaign.py) from a campaign directory written by
-recon.campaign's own catalog writer: flights not reconstructed lead and are highlighted, one
+recon.app.campaign's own catalog writer: flights not reconstructed lead and are highlighted, one
 forest panel per free parameter with every flight, the truth counts, a refused flight without
 parameters."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recon.campaign import FlightSpec, _counts, _write_catalog
+from recon.app.campaign import FlightSpec, _counts, _write_catalog
 from reports.build import rebuild_report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -88,7 +88,7 @@ def test_figure_png_has_no_metadata_timestamps():
 def test_report_command_errors_are_one_line(tmp_path):
     from click.testing import CliRunner
 
-    from recon.cli import cli
+    from recon.app.cli import cli
 
     missing = CliRunner().invoke(cli, ["report", str(tmp_path / "nope")])
     assert missing.exit_code == 2

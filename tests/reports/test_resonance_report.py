@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from recon.cli import cli
+from recon.app.cli import cli
 from reports.build import result_kind
 from reports.document import Figure, Summary, Table
 

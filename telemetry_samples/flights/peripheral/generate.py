@@ -286,7 +286,7 @@ def record_study_flight(name: str, out_dir: str | os.PathLike, initial: dict, *,
                         clock_offset: float = 0.0, duration: float = 5.0,
                         horizon: float = 15.0) -> tuple[list[Path], dict[str, float]]:
     """The peripheral unit's flight recorder for simulation studies
-    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.study`), as the probe-cone's
+    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.app.study`), as the probe-cone's
     (:func:`telemetry_samples.flights.generate.record_study_flight`).
 
     ``records = "realistic"``: :func:`record_long_flight` with an approach and a record start

@@ -134,11 +134,11 @@ def common_options(f):
 
 def _writable(directory: bool):
     """Click callback: the output location checked before any work
-    (:func:`recon.outputs.check_writable`); the message names the option and the path."""
+    (:func:`recon.app.outputs.check_writable`); the message names the option and the path."""
     def check(ctx: click.Context, param: click.Parameter, value):
         if value is None:
             return value
-        from recon.outputs import check_writable
+        from recon.app.outputs import check_writable
 
         opt = max(param.opts, key=len)
         check_writable(value, directory=directory, option=opt)

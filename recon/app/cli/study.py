@@ -1,14 +1,14 @@
 """``dockrecon study calibration``: simulation-based calibration of the reconstruction on a
-Dask cluster (:mod:`recon.study`)."""
+Dask cluster (:mod:`recon.app.study`)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
 
-from recon.cli.campaign import check_executor, executor_options, progress_printer
-from recon.cli.options import (Group, common_options, config_option, end_with_report,
-                               input_path, output_option, say, seed_option)
+from recon.app.cli.campaign import check_executor, executor_options, progress_printer
+from recon.app.cli.options import (Group, common_options, config_option, end_with_report,
+                                   input_path, output_option, say, seed_option)
 
 __all__ = ["COMMANDS", "study", "calibration_cmd", "merge_cmd"]
 
@@ -59,7 +59,8 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
 
     Exit 0 when every flight is reconstructed and no parameter's coverage is low for the
     table as a whole (family-wise at 5 %); 3 otherwise (calibration.json says which)."""
-    from recon.study import StudySettings, format_only, parse_only, run_study
+    from recon.calibration import StudySettings, format_only, parse_only
+    from recon.app.study import run_study
 
     check_executor(workers, scheduler)
     indices = None if only is None else parse_only(only, flights)
@@ -95,7 +96,7 @@ def merge_cmd(ctx: click.Context, parts: tuple[str, ...], output: str) -> None:
     Refused: parts of different studies (seed, records, options, scenario, configuration)
     and a flight scored in two parts; parts run with different --flights are parts of one
     study. Exit codes as 'study calibration'."""
-    from recon.study import merge_studies
+    from recon.app.study import merge_studies
 
     doc = merge_studies(parts, output)
     say(f"study merge: {len(parts)} parts, {doc['n_flights']} flights")

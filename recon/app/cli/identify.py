@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from models.errors import InputError
-from recon.cli.options import (Finite, Group, common_options, config_option, end_with_report,
-                               input_path, output_option, say, seed_option)
-from recon.cli.simulate import rig_config
+from recon.app.cli.options import (Finite, Group, common_options, config_option, end_with_report,
+                                   input_path, output_option, say, seed_option)
+from recon.app.cli.simulate import rig_config
 
 __all__ = ["COMMANDS", "identify"]
 
@@ -96,7 +96,7 @@ def identify_rig_cmd(record_path, config, output):
     from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
     from identification.rig import identify_rig
     from recon.io import read_table
-    from recon.outputs import replaced_whole
+    from recon.app.outputs import replaced_whole
     from recon.results import write_result
 
     config_path = config
@@ -114,7 +114,7 @@ def identify_rig_cmd(record_path, config, output):
         raise exc.with_source(record_path)
     result.sections = {"record": str(record_path), "config": str(config_path),
                        **result.sections}
-    with replaced_whole(output) as stage:      # the directory replaced whole (recon.outputs)
+    with replaced_whole(output) as stage:      # the directory replaced whole (recon.app.outputs)
         write_result(stage, result)
         end_with_report(stage, shown_as=output)
     for name, p in result.parameters.items():

@@ -1,9 +1,9 @@
 """The ``dockrecon`` command line: parse, call one library function, print.
 
-One module per command group (:mod:`recon.cli.simulate`, :mod:`recon.cli.identify`,
-:mod:`recon.cli.flight` (validate, reconstruct), :mod:`recon.cli.campaign`,
-:mod:`recon.cli.study`, :mod:`recon.cli.tools` (samples, report, bench)); the options every command shares and the progress report are
-:mod:`recon.cli.options`.
+One module per command group (:mod:`recon.app.cli.simulate`, :mod:`recon.app.cli.identify`,
+:mod:`recon.app.cli.flight` (validate, reconstruct), :mod:`recon.app.cli.campaign`,
+:mod:`recon.app.cli.study`, :mod:`recon.app.cli.tools` (samples, report, bench)); the options every command shares and the progress report are
+:mod:`recon.app.cli.options`.
 
 Exit codes
 ----------
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import click
 
-from recon.cli.options import EXIT_STATUS, Group, common_options, configure_logging, version
+from recon.app.cli.options import EXIT_STATUS, Group, common_options, configure_logging, version
 
 __all__ = ["cli", "main", "EXIT_STATUS"]
 
@@ -53,7 +53,7 @@ def cli(ctx: click.Context) -> None:
 
 
 def _register() -> None:
-    from recon.cli import campaign, flight, identify, simulate, study, tools
+    from recon.app.cli import campaign, flight, identify, simulate, study, tools
 
     for module in (simulate, identify, flight, campaign, study, tools):
         for command in module.COMMANDS:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from models.errors import InputError
-from recon.cli.options import (Group, Progress, common_options, input_path, output_option,
-                               seed_option)
+from recon.app.cli.options import (Group, Progress, common_options, input_path, output_option,
+                                   seed_option)
 
 __all__ = ["COMMANDS", "samples", "report_cmd", "bench"]
 

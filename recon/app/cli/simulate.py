@@ -13,7 +13,7 @@ import logging
 import click
 
 from models.errors import InputError
-from recon.cli.options import Finite, Group, common_options, input_path, output_option, say
+from recon.app.cli.options import Finite, Group, common_options, input_path, output_option, say
 
 __all__ = ["COMMANDS", "simulate", "rig_config", "TraceWindow", "TraceGroups",
            "default_trace_path"]

@@ -41,7 +41,7 @@ that dies takes its flight with it; the scheduler gives the flight to another wo
 flight whose reconstruction raises (bad telemetry, a wrong scenario key) is recorded with its
 one-line reason and the campaign goes on; an implausible or failed fit is a result with its
 status, as with ``reconstruct``. The catalog and ``campaign.json`` are rewritten (atomically)
-after every flight, and each flight directory is replaced whole (:mod:`recon.outputs`), so an
+after every flight, and each flight directory is replaced whole (:mod:`recon.app.outputs`), so an
 interrupted campaign leaves every finished flight complete: ``resume`` skips the flights whose
 directory holds a result of the same flight specification (:func:`spec_digest`: its files'
 contents, the TOML files' by their parsed tables, and its settings) and redoes the rest.
@@ -402,12 +402,12 @@ def _flight_logs(name: str):
 
 def reconstruct_one(spec, out: str) -> dict:
     """The campaign's per-flight job (runs on a Dask worker): what ``dockrecon reconstruct``
-    does for one flight (:func:`recon.flight.reconstruct_into`), into ``out/<flight>``
+    does for one flight (:func:`recon.app.jobs.reconstruct_into`), into ``out/<flight>``
     replaced whole with its report and its stamp (:data:`FLIGHT_STAMP`, also returned). A
     flight whose input is refused returns status ``error`` with the one-line reason instead
     of raising: the campaign goes on."""
     from models.errors import InputError
-    from recon.flight import reconstruct_into
+    from recon.app.jobs import reconstruct_into
 
     t0 = time.time()
     digest = spec_digest(spec)
@@ -465,7 +465,7 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     import dask
     from distributed import Client, LocalCluster
 
-    from recon.dask_worker import QUIET_ENV, quiet_logs
+    from recon.app.dask_worker import QUIET_ENV, quiet_logs
 
     # the scheduler's and tornado's own chatter (INFO lines, the shutdown tracebacks of broken
     # connections after Ctrl-C) is not the user's business unless -v asked for INFO
@@ -476,7 +476,7 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     env = {v: str(threads) for v in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS",
                                      "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     env[QUIET_ENV] = "1" if quiet else "0"
-    # the workers ignore SIGINT and keep quiet (recon.dask_worker): Ctrl-C is the client's;
+    # the workers ignore SIGINT and keep quiet (recon.app.dask_worker): Ctrl-C is the client's;
     # no dashboard, so none of its data collection (EMBEDDED_DASK_CONFIG). The scheduler
     # still serves its health and metrics routes over HTTP, by default on port 8787, and
     # warns on the user's terminal when another cluster has it (two campaigns on one
@@ -486,7 +486,7 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
                                dashboard_address=None, env=env,
                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                                silence_logs=logging.CRITICAL if quiet else logging.INFO,
-                               preload=["recon.dask_worker"])
+                               preload=["recon.app.dask_worker"])
     return Client(cluster), cluster
 
 

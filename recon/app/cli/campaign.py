@@ -1,4 +1,4 @@
-"""``dockrecon campaign``: many flights reconstructed on a Dask cluster (:mod:`recon.campaign`)."""
+"""``dockrecon campaign``: many flights reconstructed on a Dask cluster (:mod:`recon.app.campaign`)."""
 from __future__ import annotations
 
 import time
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from recon.cli.options import (common_options, end_with_report, input_path, output_option,
-                               quiet, say)
+from recon.app.cli.options import (common_options, end_with_report, input_path, output_option,
+                                   quiet, say)
 
 __all__ = ["COMMANDS", "progress_printer", "executor_options", "check_executor"]
 
@@ -20,7 +20,7 @@ def _progress_line(c: dict, what: str = "campaign") -> str:
 
 
 def progress_printer(what: str = "campaign", every: float = 2.0):
-    """The progress callback of :func:`recon.campaign.run_campaign` for the command line: a
+    """The progress callback of :func:`recon.app.campaign.run_campaign` for the command line: a
     line on stderr at most every ``every`` seconds and at the end, nothing with ``-q``."""
     last = [0.0]
 
@@ -65,13 +65,13 @@ def check_executor(workers, scheduler) -> None:
 @click.pass_context
 def campaign_cmd(ctx: click.Context, manifest: str, output: str, workers: int | None,
                  scheduler: str | None, resume: bool) -> None:
-    """Reconstruct every flight of MANIFEST (TOML: recon.campaign) into DIR/<flight>/, as
+    """Reconstruct every flight of MANIFEST (TOML: recon.app.campaign) into DIR/<flight>/, as
     reconstruct would, on a Dask cluster, and write DIR/catalog.parquet, DIR/campaign.json
     and the campaign's report (DIR/report.html, report.pdf).
 
     Exit 0 when every flight is reconstructed (status ok); 3 when the campaign finished but a
     flight is not (implausible, failed, refused input or lost worker: see campaign.json)."""
-    from recon.campaign import load_manifest, reconstruct_one, run_campaign
+    from recon.app.campaign import load_manifest, reconstruct_one, run_campaign
 
     check_executor(workers, scheduler)
     specs = load_manifest(manifest)

@@ -1,7 +1,7 @@
 """Set-up of the embedded cluster's worker processes: a Dask worker preload.
 
-:func:`recon.campaign.run_campaign` starts its :class:`distributed.LocalCluster` with
-``preload=["recon.dask_worker"]``, so every worker process (a restarted one too) runs
+:func:`recon.app.campaign.run_campaign` starts its :class:`distributed.LocalCluster` with
+``preload=["recon.app.dask_worker"]``, so every worker process (a restarted one too) runs
 :func:`dask_setup` when it starts.
 
 Ctrl-C at a terminal sends SIGINT to the whole foreground process group, the workers included.

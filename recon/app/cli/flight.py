@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from recon.cli.options import (EXIT_STATUS, Progress, common_options, config_option, input_path,
-                               output_option, say, seed_option)
+from recon.app.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
+                                   input_path, output_option, say, seed_option)
 
 __all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd"]
 
@@ -105,15 +105,15 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     Exit 0 with a reconstruction; 3 when the fit is implausible and 4 when it failed (the
     result and its report are written and say why)."""
     from models.errors import InputError
-    from recon.flight import reconstruct_into
-    from recon.outputs import resumable
+    from recon.app.jobs import reconstruct_into
+    from recon.app.outputs import resumable
 
     if resume and not resumable(output):
         raise InputError("nothing to resume: no chains of an earlier run (chains.h5) here "
                          "or in its interrupted run", key="--resume", source=output)
     progress = Progress("reconstruct")
     # built in .DIR.partial, report included, and swapped in whole at the end
-    # (recon.outputs): a kill leaves DIR as it was and the staging directory for --resume
+    # (recon.app.outputs): a kill leaves DIR as it was and the staging directory for --resume
     try:
         res, report = reconstruct_into(output, list(telemetry), scenario, config=config,
                                        seed=seed, walkers=walkers, steps=steps, resume=resume,
