@@ -23,6 +23,7 @@ only its own unit.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import importlib
 import warnings
 from collections.abc import Mapping, Sequence
@@ -33,7 +34,7 @@ import numpy as np
 
 from models.errors import InputError
 
-__all__ = ["Channel", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
+__all__ = ["Channel", "Sensor", "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
            "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS",
            "row_peak", "row_last", "calibration_guess"]
 
@@ -83,6 +84,74 @@ class Channel:
         """The unit written into files (``"0/1"`` for a flag)."""
         return "0/1" if self.binary else self.unit
 
+
+
+@dataclass(frozen=True)
+class Sensor:
+    """One channel of a unit's flight recorder: its sensor model and how it is recorded.
+
+    Attributes
+    ----------
+    channel
+        The unit's channel it records (:class:`Channel`).
+    sigma
+        White-noise standard deviation [SI]; for a 0/1 flag, the standard deviation of the
+        time at which a switch is seen [s].
+    quantum
+        Quantization step [SI] (0: none).
+    every
+        Recorder frames between two of its samples [-].
+    file_unit
+        The unit it is written in (None: SI; a flag is written as ``0/1``).
+    dropout
+        Whether it drops out with the mechanism channels.
+    """
+
+    channel: str
+    sigma: float
+    quantum: float = 0.0
+    every: int = 1
+    file_unit: str | None = None
+    dropout: bool = False
+
+
+@dataclass(frozen=True)
+class SensorSuite:
+    """A unit's flight recorder, as data: what :mod:`recon.recording` records a simulated
+    flight with (synthetic samples and calibration studies).
+
+    Attributes
+    ----------
+    sensors
+        Every recorded channel, in the column order of the written file.
+    dt_frame
+        Recorder frame [s]: every channel is sampled on multiples of it (the gyros of a
+        realistic record excepted).
+    gyro_period, gyro_phase
+        A realistic record's body rates (channels of kind ``"rate"``) are sampled on a time
+        base of their own: every ``gyro_period`` [s], ``gyro_phase`` [s] after the recorder's
+        frame ticks.
+    cut_start
+        Where a record cut to the model window starts: ``"record"``, at telemetry time 0
+        (with a positive clock offset, before the start plane, where the model's free flight
+        covers it); ``"start_plane"``, at the start plane (telemetry time = clock offset).
+    """
+
+    sensors: tuple[Sensor, ...]
+    dt_frame: float = 0.005
+    gyro_period: float = 0.1
+    gyro_phase: float = 0.0137
+    cut_start: str = "record"
+
+    def __post_init__(self) -> None:
+        if self.cut_start not in ("record", "start_plane"):
+            raise ValueError(f"cut_start must be 'record' or 'start_plane', not "
+                             f"{self.cut_start!r}")
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """The recorded channels, in file order."""
+        return tuple(s.channel for s in self.sensors)
 
 
 def vehicle_channels(add) -> None:
@@ -252,15 +321,9 @@ class DockingUnit(abc.ABC):
     #: ``(figure name, caption, panel rows of (channel, label))`` (channels of
     #: :attr:`trajectory_channels`)
     history_figures: tuple[tuple[str, str, tuple[tuple[tuple[str, str], ...], ...]], ...] = ()
-    #: ``"package.module:function"`` of the unit's flight recorder for simulation studies
-    #: (:mod:`recon.app.study`), imported on use; "" when it has none. Called as
-    #: ``recorder(name, directory, initial, *, scenario, seed, rng, records, clock_offset,
-    #: duration, horizon) -> (telemetry files, truth {parameter: value [SI]})``: simulate the
-    #: scenario from ``initial`` and record it with the unit's observation model (``records``
-    #: ``"realistic"``: as a flight recorder, approach and clock included; ``"cut"``: the
-    #: model window of ``duration`` [s] with telemetry time = simulation time +
-    #: ``clock_offset``)
-    recorder: str = ""
+    #: the unit's flight recorder (:class:`SensorSuite`): what synthetic flights and
+    #: calibration studies record (:mod:`recon.recording`); None when it has none
+    sensor_suite: SensorSuite | None = None
 
     # -- scenario and kernel -----------------------------------------------------------------
     @abc.abstractmethod
@@ -281,9 +344,10 @@ class DockingUnit(abc.ABC):
 
     @abc.abstractmethod
     def simulate(self, scenario: Any, initial: Mapping[str, float] | None = None, *,
-                 rate: float | None = None, duration: float | None = None) -> Any:
+                 rate: float | None = None, duration: float | None = None,
+                 t_pre: float = 0.0) -> Any:
         """One simulation from ``initial`` (:attr:`initial_conditions` by name, SI; None: the
-        scenario's own). Returns an object with ``t`` [s], ``channels`` ({name: array}),
+        scenario's own), with ``t_pre`` [s] of free flight before the start plane. Returns an object with ``t`` [s], ``channels`` ({name: array}),
         ``events`` ({name: time or None}), ``to_frame()`` (the telemetry and history
         columns as a DataFrame with ``t``) and ``event_list()``. Raises
         :class:`models.errors.SimulationError` when the kernel stops."""
@@ -291,6 +355,24 @@ class DockingUnit(abc.ABC):
     @abc.abstractmethod
     def preset(self, name: str) -> Any:
         """The path of a shipped scenario (``"reference"``: the unit's reference docking)."""
+
+    def scenario_initial(self, scenario: Any) -> dict[str, float]:
+        """The scenario's own initial conditions (:attr:`initial_conditions` by name, SI)."""
+        return {n: float(getattr(scenario.initial, n)) for n in self.initial_conditions}
+
+    @abc.abstractmethod
+    def passive_rate(self, scenario: Any) -> np.ndarray:
+        """The passive vehicle's initial body rate [rad/s] (3,) in ``scenario``."""
+
+    def with_thrust_delay(self, scenario: Any, delay: float) -> Any:
+        """``scenario`` with its thrust window (counted from the start of the simulation)
+        ``delay`` [s] later: the same thrust for a simulation that starts ``delay`` earlier
+        than the start plane."""
+        th = scenario.thrust
+        if not th.stop > th.start:
+            return scenario
+        return dataclasses.replace(scenario, thrust=dataclasses.replace(
+            th, start=th.start + delay, stop=th.stop + delay))
 
     def initial(self, table: Mapping[str, Any]) -> dict[str, float]:
         """Initial conditions from a table (every name of :attr:`initial_conditions`, SI);

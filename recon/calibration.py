@@ -18,8 +18,9 @@ flights whose truth is drawn from the very priors the reconstruction uses? The s
    has zero likelihood under the recorded capture edge, so the posterior computed with the
    full prior equals the one under the conditioned prior and nominal coverage is still the
    target;
-2. records each flight with the docking unit's flight recorder (:attr:`DockingUnit.recorder`:
-   its observation model - noise, quantization, sample rates, dropouts, clock offset - and,
+2. records each flight with the docking unit's flight recorder (:mod:`recon.recording` with
+   :attr:`models.unit.DockingUnit.sensor_suite`: noise, quantization, sample rates,
+   dropouts, clock offset - and,
    for ``"realistic"`` records, an approach before the start plane and 20 s after capture on
    the vehicle's clock), written to ``DIR/telemetry/<flight>.parquet`` with its truth;
 3. reconstructs every flight as a campaign (:mod:`recon.app.campaign`: Dask,
@@ -76,6 +77,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError, SimulationError
+from recon.recording import study_recorder
 
 __all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "coverage",
            "truth_cost", "study_problem", "model_window", "flight_recorder", "parse_only",
@@ -221,14 +223,9 @@ def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, wind
 
 
 def flight_recorder(unit) -> Callable:
-    import importlib
-
-    if not unit.recorder:
-        raise InputError(f"names the {unit.title}, which has no flight recorder for "
-                         "simulation studies yet (its observation model is still to be built)",
-                         key="unit")
-    module, attr = unit.recorder.split(":")
-    return getattr(importlib.import_module(module), attr)
+    """The study's recorder of ``unit`` (:func:`recon.recording.record_study_flight` with the
+    unit's sensor suite); an :class:`InputError` (key ``unit``) when the unit has none."""
+    return study_recorder(unit)
 
 
 def record_flights(unit, scenario, flights: Sequence[Mapping[str, Any]], directory: Path,

@@ -30,6 +30,7 @@ from models._kernels import peripheral_run_layout as R
 from models.batch import KernelBatch
 from models.errors import InputError
 from models.peripheral import simulate as ps
+from models.peripheral.sensors import SENSORS
 from models.trace import Trace, TraceSettings
 from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels, row_last,
                          row_peak, vehicle_channels)
@@ -214,8 +215,7 @@ class PeripheralUnit(DockingUnit):
     # models/_kernels/peripheral.py: the latches and capture stay set once set)
     flag_events = (("contact", "first_contact"), ("capture", "capture"),
                    *((f"latch_{i + 1}", f"latch_{i + 1}") for i in range(6)))
-    # the flight recorder of simulation studies (cut and realistic records)
-    recorder = "telemetry_samples.flights.peripheral.generate:record_study_flight"
+    sensor_suite = SENSORS
     fitted_channels = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw",
                        "capture",
                        "active_rate_x", "active_rate_y", "active_rate_z",
@@ -274,16 +274,19 @@ class PeripheralUnit(DockingUnit):
 
     def simulate(self, scenario: ps.Scenario, initial: Mapping[str, float] | None = None, *,
                  rate: float | None = None, duration: float | None = None,
-                 trace: TraceSettings | None = None) -> UnitTrajectory:
+                 t_pre: float = 0.0, trace: TraceSettings | None = None) -> UnitTrajectory:
         """As :meth:`models.unit.DockingUnit.simulate`; ``trace`` records the routines of a
         window (:mod:`models.trace`), returned as ``trace`` of the result."""
         ic = None if initial is None else self.initial(initial)
-        tr = ps.simulate(scenario, ic, rate, duration, trace=trace)
+        tr = ps.simulate(scenario, ic, rate, duration, trace=trace, t_pre=t_pre)
         ch = {n: v for n, v in tr.channels.items() if n != "t"}
         ev = {n: (None if math.isnan(v) else float(v)) for n, v in tr.events.items()}
         return UnitTrajectory(t=tr.t, channels=ch, events=ev,
                               steps=int(tr.info[R.INFO_STEPS]),
                               small_steps=int(tr.info[R.INFO_SMALL_STEPS]), trace=tr.trace)
+
+    def passive_rate(self, scenario: ps.Scenario) -> np.ndarray:
+        return np.asarray(scenario.config.passive_initial_rate, float)
 
     def preset(self, name: str):
         return ps.PRESETS / f"{name}.toml"

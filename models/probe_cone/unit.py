@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
+from models.probe_cone.sensors import SENSORS
 from models.probe_cone.simulate import CHANNELS, EVENT_NAMES, PARAMETERS, BatchModel, simulate
 from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels,
                          row_last, row_peak, vehicle_channels)
@@ -121,7 +122,7 @@ class ProbeConeUnit(DockingUnit):
         ("absorber_yaw_moment", "absorber yaw moment", "gimbal_yaw", "gimbal yaw"),
     )
 
-    recorder = "telemetry_samples.flights.generate:record_study_flight"
+    sensor_suite = SENSORS
 
     def scenario(self, table: Mapping[str, Any]) -> Scenario:
         return Scenario.from_dict(table)
@@ -137,12 +138,15 @@ class ProbeConeUnit(DockingUnit):
 
     def simulate(self, scenario: Scenario, initial: Mapping[str, float] | None = None, *,
                  rate: float | None = None, duration: float | None = None,
-                 trace=None):
+                 t_pre: float = 0.0, trace=None):
         """As :meth:`models.unit.DockingUnit.simulate`; ``trace``
         (:class:`models.trace.TraceSettings`) records the routines of a window, returned as
         ``trace`` of the result."""
         ic = None if initial is None else InitialConditions.from_dict(dict(initial), prefix="")
-        return simulate(scenario, ic, rate=rate, duration=duration, trace=trace)
+        return simulate(scenario, ic, rate=rate, duration=duration, t_pre=t_pre, trace=trace)
+
+    def passive_rate(self, scenario: Scenario) -> np.ndarray:
+        return np.asarray(scenario.passive_initial_rate, float)
 
     def preset(self, name: str):
         from models.probe_cone import preset_path

@@ -287,13 +287,15 @@ def test_free_flight_extension_matches_an_earlier_start(scn):
     extension's gyros agree to 1e-6 rad/s (the probe's reaction on the active vehicle, left
     out of the extension, is ~5e-7 rad/s over 3 s at these rates; gyro noise is 2e-4) and the
     mechanism channels to 1e-6 (m, rad)."""
-    from telemetry_samples.flights.generate import _crossing, approach_start
+    from models.probe_cone.unit import UNIT
+    from recon.recording import _crossing, approach_start
 
     ic = dc.replace(scn.initial, rel_vel_x=0.22, rel_rate_x=0.01, rel_rate_y=-0.012,
                     rel_rate_z=0.015)
-    ic_pre, t_star = approach_start(scn, ic, 3.0)
-    early = simulate(scn, ic_pre, duration=t_star + 1.0, rate=1000.0)
-    assert _crossing(early, ic.rel_pos_x)[0] == pytest.approx(t_star)
+    ic_pre, t_star = approach_start(UNIT, scn, {n: getattr(ic, n)
+                                                for n in UNIT.initial_conditions}, 3.0)
+    early = UNIT.simulate(scn, ic_pre, duration=t_star + 1.0, rate=1000.0)
+    assert _crossing(UNIT, early, ic.rel_pos_x)[0] == pytest.approx(t_star)
     chans = ["stroke", "gimbal_pitch", "gimbal_yaw", "contact", "capture", "active_rate_x",
              "active_rate_y", "active_rate_z", "passive_rate_x", "rel_pos_y"]
     bm = BatchModel(scn, ic, parameters=["rel_vel_x"], channels=chans, duration=1.0,

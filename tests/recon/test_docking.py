@@ -206,7 +206,9 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
     the cost over the whole record changes by 0.34 (rms) between neighbours; over the record
     cut 1 s after capture by 0.009, the slope of the posterior's own parabola there.
     Bounds: > 0.1 and < 0.05."""
-    from telemetry_samples.flights.generate import record_flight
+    from models.probe_cone import load_preset
+    from models.probe_cone.unit import UNIT
+    from recon.recording import record_cut
 
     truth = {"rel_pos_x": -1.05, "rel_pos_y": -0.14707824740752523,
              "rel_pos_z": -0.03295421647041208, "rel_vel_x": 0.22659189063528368,
@@ -215,7 +217,8 @@ def test_fit_window_removes_the_chaotic_tail(tmp_path):
              "rel_yaw": 0.11947550283321257, "rel_rate_x": -0.00993760113515508,
              "rel_rate_y": -0.011860837535671255, "rel_rate_z": 0.003928373266911735}
     offset = -0.7582647161011284
-    path = record_flight("cal01", tmp_path, 7001, truth, offset, 5.0)
+    path = record_cut(UNIT, "cal01", tmp_path, 7001, truth, offset, 5.0,
+                      scenario=load_preset("reference"))
     run, _ = _windowed(1.0)
     rough = []
     for model in ({"duration": "record"}, {"fit_after_capture": 1.0}):

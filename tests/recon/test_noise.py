@@ -90,11 +90,14 @@ def test_too_few_samples_is_an_error():
 def _record(tmp_path, scale, seed=11):
     # by its package name: a bare ``import generate`` takes whichever generator module an
     # earlier test put in sys.modules under that name (the rig's, in make test-slow)
+    from models.probe_cone import load_preset
+    from models.probe_cone.unit import UNIT
+    from recon.recording import record_realistic
     from telemetry_samples.flights import generate as g
 
     spec = g.REALISTIC["nominal"]
-    (path,) = g.record_long_flight("nominal", tmp_path, seed, g.FLIGHTS["nominal"]["initial"],
-                                   noise_scale=scale, **spec)
+    (path,) = record_realistic(UNIT, "nominal", tmp_path, seed, g.FLIGHTS["nominal"]["initial"],
+                               scenario=load_preset("reference"), noise_scale=scale, **spec)
     truth = json.loads((tmp_path / "nominal.truth.json").read_text())
     return path, truth
 

@@ -17,7 +17,12 @@ from models.errors import InputError
 from models.peripheral import simulate as ps
 from recon.telemetry import load_telemetry
 from telemetry_samples import SAMPLES_DIR
+from models.peripheral.unit import UNIT
+from recon.recording import record_study_flight, recorder_table
 from telemetry_samples.flights.peripheral import generate as pg
+
+#: the unit's recorder (its sensor suite as the recorder uses it)
+RECORDER = recorder_table(UNIT)
 
 SHIPPED = SAMPLES_DIR / "flights" / "peripheral"
 SEED = 2026
@@ -94,7 +99,7 @@ def test_channels_read_back_with_their_units(generated, simulated):
     tel = load_telemetry(path)
     ic, traj = simulated["misaligned"]
     off = pg.FLIGHTS["misaligned"]["clock_offset"]
-    for c in pg.RECORDER.channels:
+    for c in RECORDER.channels:
         t, y = tel.samples(c.name)
         assert t.size > 10, c.name
         x = np.interp(t - off, traj.t, traj.channels[c.name])
@@ -112,7 +117,7 @@ def test_noise_statistics_match_the_recorder_table(generated, simulated, group):
     flights: mean 0 and standard deviation sqrt(sigma^2 + q^2/12) (noise then rounding; the
     Sheppard variance holds to < 1 % for q <= sigma). Tolerance 4 standard errors: of the
     mean sigma_eff/sqrt(N), of the sd sigma_eff/sqrt(2N) (N = 1000-3300 samples: 5-9 %)."""
-    models = {c.name: c for c in pg.RECORDER.channels}
+    models = {c.name: c for c in RECORDER.channels}
     seff = {models[c].sigma_eff for c in group}
     assert len(seff) == 1
     seff = seff.pop()
@@ -152,13 +157,12 @@ def test_flags_switch_at_the_simulated_events_within_one_sample(generated, simul
 
 
 def test_study_recorder_cut(tmp_path):
-    """The unit's recorder attribute resolves to the function recon.app.study calls; a cut record
-    starts at the start plane on the telemetry clock and carries its truth."""
-    from models.peripheral.unit import UNIT
+    """The study's recorder of the unit is the flight recorder with the unit's sensor suite; a
+    cut record starts at the start plane on the telemetry clock and carries its truth."""
     from recon.calibration import flight_recorder
 
     record = flight_recorder(UNIT)
-    assert record is pg.record_study_flight
+    assert record.func is record_study_flight and record.args == (UNIT,)
     scn = ps.load_scenario("reference")
     ic = {"rel_vel_x": 0.12, "rel_pos_y": 0.02}
     paths, truth = record("s1", tmp_path, ic, scenario=scn, seed=5,
@@ -182,8 +186,8 @@ def test_study_recorder_realistic(tmp_path, simulated):
     capture on the record's clock."""
     scn = pg.record_scenario()
     rng = np.random.default_rng(3)
-    paths, truth = pg.record_study_flight("r1", tmp_path, {}, scenario=scn, seed=11, rng=rng,
-                                          records="realistic")
+    paths, truth = record_study_flight(UNIT, "r1", tmp_path, {}, scenario=scn, seed=11,
+                                       rng=rng, records="realistic")
     doc = _truth(tmp_path, "r1")
     ic, traj = simulated["nominal"]
     assert {k: truth[k] for k in ps.R.IC_NAMES} == {k: getattr(ic, k) for k in ps.R.IC_NAMES}
@@ -210,7 +214,10 @@ def test_run_configuration_fits_the_shipped_flights():
     from recon.io import load_toml
 
     cfg = RunConfig.from_dict(load_toml(SHIPPED / "run.toml"))
-    assert cfg.observation.channels == pg.OBSERVATION.channels
+    fitted = (*(f"ring_{a}" for a in ("x", "y", "z", "roll", "pitch", "yaw")), "capture",
+              *(f"latch_{i}" for i in range(1, 7)),
+              *(f"{b}_rate_{a}" for b in ("active", "passive") for a in "xyz"))
+    assert cfg.observation.channels == tuple(c for c in RECORDER.channels if c.name in fitted)
     sp = cfg.space
     scn = ps.load_scenario("reference")
     for name in pg.FLIGHTS:

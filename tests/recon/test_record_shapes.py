@@ -14,15 +14,17 @@ import json
 import numpy as np
 import pytest
 
-from models.probe_cone import IC_NAMES, preset_path
+from models.probe_cone import IC_NAMES, load_preset, preset_path
+from models.probe_cone.unit import UNIT
 from recon.flight import flight_problem
+from recon.recording import record_realistic
 from telemetry_samples import SAMPLES_DIR
-from telemetry_samples.flights.generate import FLIGHTS, record_long_flight
+from telemetry_samples.flights.generate import FLIGHTS
 
 REALISTIC = SAMPLES_DIR / "flights" / "realistic"
 CONFIG = REALISTIC / "run.toml"
 
-#: name -> (initial conditions, record_long_flight keyword arguments); dropout starts count
+#: name -> (initial conditions, record_realistic keyword arguments); dropout starts count
 #: from the start plane (the nominal flight touches 1.44 s and captures 2.21 s after it). The
 #: record's seed is 5000 + the shape's place in sorted order unless :data:`SEEDS` says
 #: otherwise.
@@ -61,8 +63,8 @@ def _record(shape: str, tmp_path):
         return path, json.loads((REALISTIC / "nominal.truth.json").read_text())["parameters"]
     flight, kw = SHAPES[shape]
     seed = SEEDS.get(shape, 5000 + sorted(SHAPES).index(shape))
-    paths = record_long_flight(shape, tmp_path, seed,
-                               FLIGHTS[flight]["initial"], **kw)
+    paths = record_realistic(UNIT, shape, tmp_path, seed, FLIGHTS[flight]["initial"],
+                             scenario=load_preset("reference"), **kw)
     truth = json.loads((tmp_path / f"{shape}.truth.json").read_text())["parameters"]
     return (paths if len(paths) > 1 else paths[0]), truth
 

@@ -203,7 +203,7 @@ def test_study_command_refusals(cli_run, tmp_path, monkeypatch):
     # away): refused naming the scenario, not an internal failure after drawing flights
     from models.peripheral.unit import PeripheralUnit
 
-    monkeypatch.setattr(PeripheralUnit, "recorder", "")
+    monkeypatch.setattr(PeripheralUnit, "sensor_suite", None)
     peripheral = ROOT / "models" / "peripheral" / "presets" / "reference.toml"
     r = cli_run("study", "calibration", "--scenario", peripheral, "--config",
                 FLIGHTS / "run.toml", "--flights", 2, "-o", tmp_path / "out")

@@ -2,32 +2,18 @@
 (``dockrecon samples generate flights --unit peripheral``).
 
 Each flight is the peripheral reference scenario (``models/peripheral/presets/reference.toml``)
-simulated from stated initial conditions and recorded by the shared flight recorder
-(:mod:`telemetry_samples.flights.recorder`) with the sensor suite :data:`RECORDER`. The suite
-is illustrative, a plausible one for a six-leg ring mechanism, not a flight unit's:
+simulated from stated initial conditions and recorded by the flight recorder
+(:mod:`recon.recording`) with the unit's sensor suite (:mod:`models.peripheral.sensors`: an
+illustrative suite for a six-leg ring mechanism), a 0.4 s dropout of the leg and ring-pose
+channels at 45 % of the record and a clock offset (telemetry time = simulation time +
+``clock_offset``).
 
-* a 200 Hz recorder frame (NaN where a channel has no sample);
-* leg lengths ``leg_1..6`` from LVDTs at 50 Hz: 0.1 mm white noise, 0.05 mm steps (a 12-bit
-  converter over a 0.2 m stroke);
-* the ring pose ``ring_x/y/z``, ``ring_roll/pitch/yaw`` (the unit electronics' solution of the
-  leg kinematics, recorded as channels of their own) at 25 Hz: 0.2 mm noise, 0.1 mm steps;
-  1 mrad noise, 0.5 mrad steps;
-* the flags ``contact``, ``capture_sensor_1..3``, ``capture``, ``latch_1..6`` at 50 Hz, a
-  switch timed to 2 ms;
-* the six body rates as the probe-cone recorder's gyros: 10 Hz, 2e-4 rad/s noise,
-  1e-4 rad/s steps;
-* a 0.4 s dropout of the leg and ring-pose channels at 45 % of the record;
-* a clock offset: telemetry time = simulation time + ``clock_offset``;
-* file units mm, deg, deg/s (converted back to SI on read).
-
-The shipped records are cut to the model window (:func:`record_flight`): they start at the
-start plane (simulation time 0, telemetry time ``clock_offset``) and end ``duration`` seconds
-later, a few seconds after capture. (The probe-cone's cut records start at telemetry time 0
-and so, for a positive clock offset, before the start plane; the peripheral kernel starts at
-the start plane, so these records start there.) :func:`record_long_flight` records as a flight
-recorder does, from seconds before the start plane to 20 s after capture on the vehicle's own
-clock: the simulation starts earlier, in the free-flight state that crosses the start plane
-in the stated one (:func:`telemetry_samples.flights.generate.approach_start`).
+The shipped records are cut to the model window (:func:`recon.recording.record_cut`): they
+start at the start plane (simulation time 0, telemetry time ``clock_offset``) and end
+``duration`` seconds later, a few seconds after capture. They are simulated with the
+integration settings they were made with (:data:`RECORD_INTEGRATION`,
+:func:`record_scenario`), so they regenerate bit for bit
+(``python -m telemetry_samples.flights.peripheral.generate``).
 
 Flights (:data:`FLIGHTS`):
 
@@ -52,16 +38,11 @@ import dataclasses
 import os
 from pathlib import Path
 
-import numpy as np
+from models.peripheral.unit import UNIT
+from recon.recording import record_cut
 
-from models.errors import InputError
-from recon.observation import ChannelModel, ObservationModel
-from telemetry_samples.flights.recorder import (RecorderTable, record_frames, record_samples,
-                                                 write_record)
-
-__all__ = ["FLIGHTS", "RECORDER", "OBSERVATION", "CAPTURE_THRESHOLD", "LATCH_THRESHOLD",
-           "record_flight", "generate_flight", "generate", "record_long_flight",
-           "record_study_flight", "RECORD_INTEGRATION", "record_scenario"]
+__all__ = ["FLIGHTS", "CAPTURE_THRESHOLD", "LATCH_THRESHOLD", "generate_flight", "generate",
+           "RECORD_INTEGRATION", "record_scenario"]
 
 #: Closing speeds [m/s] bracketing the capture threshold of the reference scenario (its other
 #: initial conditions unchanged, 20 s simulated): at the lower one latches 1-4 trigger, the
@@ -101,13 +82,12 @@ FLIGHTS: dict[str, dict] = {
                    "draw": 2},
 }
 
-#: The reference preset's integration settings the shipped records were made with, and with
-#: which :func:`record_flight` and :func:`record_long_flight` simulate when no scenario is
-#: given: the 0.4-ms contact step with the latches on the RK4 step, the preset's until
-#: 2026-11-29 (since then 1 ms with 0.2-ms latch sub-steps). The shipped files regenerate
-#: bit for bit from them (``tests/recon/test_peripheral_recorder.py``), and the
-#: reconstruction meets records made by a model a little different from its own. A study's
-#: recorder (:func:`record_study_flight`) simulates with the scenario it is given.
+#: The integration settings the shipped records were made with (:func:`record_scenario`): a
+#: 0.4-ms contact step with the latches on the RK4 step, where the reference preset now takes
+#: a 1-ms contact step with 0.2-ms latch sub-steps. The shipped files regenerate bit for bit
+#: from them (``tests/recon/test_peripheral_recorder.py``), and the reconstruction meets
+#: records made by a model a little different from its own. A calibration study's recorder
+#: simulates with the scenario it is given.
 RECORD_INTEGRATION = {"dt_contact": 4.0e-4, "dt_latch": None}
 
 
@@ -121,82 +101,12 @@ def record_scenario():
                                                                     **RECORD_INTEGRATION))
 
 
-_POSE = ("ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw")
-_LEGS = tuple(f"leg_{i}" for i in range(1, 7))
-_RATES = tuple(f"{b}_rate_{a}" for b in ("active", "passive") for a in "xyz")
-_FLAGS = ("contact", "capture_sensor_1", "capture_sensor_2", "capture_sensor_3", "capture",
-          *(f"latch_{i}" for i in range(1, 7)))
-_DT_FRAME = 0.005  # recorder frame [s]
-
-#: The recorder's sensor suite (module docstring), SI
-RECORDER = RecorderTable(
-    (*(ChannelModel(c, 2e-4, quantum=1e-4) for c in _POSE[:3]),
-     *(ChannelModel(c, 1e-3, quantum=5e-4) for c in _POSE[3:]),
-     *(ChannelModel(c, 1e-4, quantum=5e-5) for c in _LEGS),
-     *(ChannelModel(c, 2e-3) for c in _FLAGS),
-     *(ChannelModel(r, 2e-4, quantum=1e-4) for r in _RATES)),
-    {**{c: 8 for c in _POSE}, **{c: 4 for c in _LEGS}, **{c: 4 for c in _FLAGS},
-     **{r: 20 for r in _RATES}},
-    {**{c: "mm" for c in (*_POSE[:3], *_LEGS)}, **{c: "deg" for c in _POSE[3:]},
-     **{r: "deg/s" for r in _RATES}},
-    dropout=(*_POSE, *_LEGS), dt_frame=_DT_FRAME)
-
-#: The sensor models a reconstruction fits (``run.toml``): the ring pose, the capture and
-#: latch flags and the gyros. The legs are recorded but not fitted: the ring pose is a
-#: function of them, and fitting both would count the ring's motion twice.
-OBSERVATION = ObservationModel(tuple(
-    c for c in RECORDER.channels
-    if c.name in (*_POSE, "capture", *(f"latch_{i}" for i in range(1, 7)), *_RATES)))
-
-
-def record_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict,
-                  clock_offset: float, duration: float, *, scenario=None) -> Path:
-    """Simulate the scenario (default: the peripheral reference preset with
-    :data:`RECORD_INTEGRATION`, :func:`record_scenario`) from ``initial`` (IC
-    names, SI; the others from the scenario), record it with :data:`RECORDER` and write
-    ``out_dir/<name>.parquet`` and ``<name>.truth.json``.
-
-    Parameters
-    ----------
-    seed
-        Seed of the sensor noise.
-    clock_offset
-        telemetry time = simulation time + ``clock_offset`` [s]; the record's first frame is
-        stamped ``clock_offset`` (the start plane).
-    duration
-        Recorded (and simulated) window [s] from the start plane; the leg and ring-pose
-        channels drop out for 0.4 s from 45 % of it.
-
-    Raises :class:`models.errors.SimulationError` when the kernel stops.
-    """
-    from models._kernels.peripheral_run_layout import IC_NAMES
-    from models.peripheral import simulate as ps
-
-    scn = record_scenario() if scenario is None else scenario
-    ic = dataclasses.replace(scn.initial, **initial)
-    traj = ps.simulate(scn, ic, 1000.0, duration)
-    sim = {k: v for k, v in traj.channels.items() if k != "t"}
-    rng = np.random.default_rng(seed)
-    n = int(round(duration / _DT_FRAME))
-    frame_i = np.arange(n)
-    s = frame_i * _DT_FRAME                      # simulation time of each frame
-    drop = (s > 0.45 * duration) & (s < 0.45 * duration + 0.4)
-    cols, units = record_frames(RECORDER, traj.t, sim, s + clock_offset, frame_i, clock_offset,
-                                rng, dropout=drop, source=name)
-    truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
-    truth["clock_offset"] = float(clock_offset)
-    events = {k: (None if np.isnan(v) else float(v)) for k, v in traj.events.items()}
-    return write_record(Path(out_dir) / f"{name}.parquet", cols, units, truth, events,
-                        {"seed": seed, "duration": duration,
-                         "scenario": "reference" if scenario is None else "custom"},
-                        RECORDER.channels)
-
-
 def generate_flight(name: str, out_dir: str | os.PathLike, seed: int) -> Path:
-    """Simulate flight ``name`` of :data:`FLIGHTS`, record it, write it with its truth."""
+    """Simulate flight ``name`` of :data:`FLIGHTS` (:func:`record_scenario`), record it cut to
+    the model window, write it with its truth."""
     spec = FLIGHTS[name]
-    return record_flight(name, out_dir, seed, spec["initial"], spec["clock_offset"],
-                         spec["duration"])
+    return record_cut(UNIT, name, out_dir, seed, spec["initial"], spec["clock_offset"],
+                      spec["duration"], scenario=record_scenario(), label="reference")
 
 
 def generate(out_dir: str | os.PathLike, seed: int = 2026) -> list[Path]:
@@ -204,115 +114,6 @@ def generate(out_dir: str | os.PathLike, seed: int = 2026) -> list[Path]:
     ``draw`` 0 unless the flight names one)."""
     return [generate_flight(name, out_dir, seed + k + 1000 * FLIGHTS[name].get("draw", 0))
             for k, name in enumerate(FLIGHTS)]
-
-
-_GYRO_PERIOD = 0.1     # [s] gyro sampling of the realistic recorder (own time base)
-_GYRO_PHASE = 0.0137   # [s] its ticks after the mechanism recorder's frame ticks
-
-
-def record_long_flight(name: str, out_dir: str | os.PathLike, seed: int, initial: dict, *,
-                       approach: float = 8.0, after_capture: float = 20.0,
-                       record_start: float = 0.0, scenario=None, horizon: float = 15.0
-                       ) -> Path:
-    """Record a flight the way a flight recorder does and write it with its truth, as
-    :func:`telemetry_samples.flights.generate.record_long_flight` does for the probe-cone
-    unit: the simulation starts ``approach`` [s] before the start plane in the free-flight
-    state that crosses it in ``initial``
-    (:func:`telemetry_samples.flights.generate.approach_start`), the record runs from there to
-    ``after_capture`` [s] after capture on the vehicle's clock (first sample stamped
-    ``record_start`` [s]), the gyros on their own time base (10 Hz ticks 13.7 ms off the
-    recorder frame), a 0.4 s dropout of the leg and ring-pose channels and a 0.6 s one of the
-    gyros at seeded random times after the start plane.
-
-    The truth is the relative state at the start plane (``initial`` over the scenario's) and
-    the clock offset ``record_start`` + the crossing time; the events count from the start
-    plane. Raises ValueError when there is no capture within ``horizon`` [s] of the start
-    plane. ``scenario`` defaults to :func:`record_scenario`.
-    """
-    from models._kernels.peripheral_run_layout import IC_NAMES
-    from models.peripheral import simulate as ps
-    from telemetry_samples.flights.generate import approach_start
-
-    scn = record_scenario() if scenario is None else scenario
-    ic = dataclasses.replace(scn.initial, **initial)
-    ic_pre, t_star = approach_start(
-        scn, ic, approach, simulate=lambda x, d: ps.simulate(scn, x, 1000.0, d),
-        passive_rate=scn.config.passive_initial_rate)
-    th = scn.thrust
-    if th.stop > th.start:  # the thrust window counts from the start plane
-        scn = dataclasses.replace(scn, thrust=dataclasses.replace(
-            th, start=th.start + t_star, stop=th.stop + t_star))
-    traj = ps.simulate(scn, ic_pre, 1000.0, t_star + horizon + after_capture)
-    t_cap = traj.events["capture"]
-    if not t_cap <= t_star + horizon:
-        raise ValueError(f"flight {name}: no capture within {horizon:g} s of the start plane")
-    t_end = t_cap + after_capture
-    rng = np.random.default_rng(seed)
-    n = int(np.floor(t_end / _DT_FRAME)) + 1
-    frame_i = np.arange(n)
-    t_frame = frame_i * _DT_FRAME
-    t_gyro = np.arange(_GYRO_PHASE, t_end, _GYRO_PERIOD)
-    drop_m, drop_g = rng.uniform(t_star, t_end - 0.4), rng.uniform(t_star, t_end - 0.6)
-    len_m, len_g = 0.4, 0.6
-    t_all = np.union1d(t_frame, t_gyro)
-    on_gyro = np.isin(t_all, t_gyro) & ~((t_all > drop_g) & (t_all < drop_g + len_g))
-    has = {}
-    for c in RECORDER.channels:
-        if c.name in _RATES:
-            has[c.name] = on_gyro
-            continue
-        h = np.isin(t_all, t_frame[frame_i % RECORDER.every[c.name] == 0])
-        if c.name in RECORDER.dropout:
-            h &= ~((t_all > drop_m) & (t_all < drop_m + len_m))
-        has[c.name] = h
-    sim = {k: v for k, v in traj.channels.items() if k != "t"}
-    cols, units = record_samples(RECORDER, traj.t, sim, t_all + record_start, has,
-                                 record_start, rng, source=name)
-    truth = {n_: float(getattr(ic, n_)) for n_ in IC_NAMES}
-    truth["clock_offset"] = record_start + t_star
-    events = {k: (None if np.isnan(v) else float(v) - t_star) for k, v in traj.events.items()}
-    return write_record(Path(out_dir) / f"{name}.parquet", cols, units, truth, events,
-                        {"seed": seed, "approach": approach, "after_capture": after_capture,
-                         "record_start": record_start, "start_plane_crossing": t_star,
-                         "record_end": record_start + t_end,
-                         "dropouts": {"mechanism": [record_start + drop_m, len_m],
-                                      "gyros": [record_start + drop_g, len_g]},
-                         "scenario": "reference" if scenario is None else "custom"},
-                        RECORDER.channels)
-
-
-def record_study_flight(name: str, out_dir: str | os.PathLike, initial: dict, *, scenario,
-                        seed: int, rng: np.random.Generator, records: str = "realistic",
-                        clock_offset: float = 0.0, duration: float = 5.0,
-                        horizon: float = 15.0) -> tuple[list[Path], dict[str, float]]:
-    """The peripheral unit's flight recorder for simulation studies
-    (:attr:`models.unit.DockingUnit.recorder`, :mod:`recon.app.study`), as the probe-cone's
-    (:func:`telemetry_samples.flights.generate.record_study_flight`).
-
-    ``records = "realistic"``: :func:`record_long_flight` with an approach and a record start
-    drawn from ``rng`` in the ranges of
-    :data:`telemetry_samples.flights.generate.STUDY_RECORDER`; ``"cut"``:
-    :func:`record_flight` of ``duration`` [s] with ``clock_offset`` [s]. ``seed`` seeds the
-    sensor noise and the dropout times. Returns the telemetry file and the truth (the
-    initial conditions at the start plane and the clock offset, SI)."""
-    import json
-
-    from telemetry_samples.flights.generate import STUDY_RECORDER
-
-    out_dir = Path(out_dir)
-    if records == "realistic":
-        approach = float(rng.uniform(*STUDY_RECORDER["approach"]))
-        start = float(rng.uniform(*STUDY_RECORDER["record_start"]))
-        path = record_long_flight(name, out_dir, seed, initial, approach=approach,
-                                  after_capture=STUDY_RECORDER["after_capture"],
-                                  record_start=start, scenario=scenario, horizon=horizon)
-    elif records == "cut":
-        path = record_flight(name, out_dir, seed, initial, clock_offset, duration,
-                             scenario=scenario)
-    else:
-        raise InputError(f"must be 'realistic' or 'cut', got {records!r}", key="records")
-    truth = json.loads((out_dir / f"{name}.truth.json").read_text())["parameters"]
-    return [path], {k: float(v) for k, v in truth.items()}
 
 
 if __name__ == "__main__":  # pragma: no cover
