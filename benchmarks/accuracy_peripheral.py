@@ -83,7 +83,7 @@ def main(argv=None) -> int:
     from models.peripheral.simulate import load_scenario, simulate
     from identification.provenance import versions
     from recon.io import write_json
-    from models._kernels import peripheral_run_layout as R
+    from models.peripheral._kernels import run_layout as R
     from peripheral_speed import SMALL, _variant, latch_ledger_fraction
 
     base = load_scenario("reference")

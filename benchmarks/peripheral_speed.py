@@ -79,8 +79,8 @@ import time
 
 import numpy as np
 
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import mechanism as km
+from models.peripheral._kernels import run_layout as R
 from models.peripheral.mechanism import ready_pose
 from models.peripheral.simulate import load_scenario, simulate
 

@@ -44,15 +44,12 @@ class KernelBatch:
         Sizes of the kernel's event and run-information rows.
     n_pre
         Output samples before ``t = 0`` (free-flight extension; 0 when the unit has none).
-    status_texts
-        Kernel status code -> what it means.
     """
 
     def __init__(self, P: np.ndarray, n_out: int, known_parameters: Mapping[str, int],
                  parameters: Sequence[str], known_channels: Sequence[str],
                  channels: Sequence[str], *, i_dt_out: int, i_t_end: int, n_events: int,
-                 n_info: int, n_pre: int = 0, status_texts: Mapping[int, str] | None = None
-                 ) -> None:
+                 n_info: int, n_pre: int = 0) -> None:
         for p in parameters:
             if p not in known_parameters:
                 raise InputError(f"unknown parameter (known: {', '.join(known_parameters)})",
@@ -68,7 +65,6 @@ class KernelBatch:
         self.n_events = int(n_events)
         self.n_info = int(n_info)
         self.n_pre = int(n_pre)
-        self.status_texts = dict(status_texts or {})
         self._set_channels(channels)
 
     def _set_channels(self, channels: Sequence[str]) -> None:
@@ -100,8 +96,10 @@ class KernelBatch:
         return self.P[self.index].copy()
 
     def status_text(self, status: int) -> str:
-        """What a kernel status code means."""
-        return "ok" if status == 0 else self.status_texts.get(int(status), f"status {status}")
+        """What a kernel status code means (:mod:`models._kernels.status`, every unit's)."""
+        from models._kernels.status import STATUS_TEXT
+
+        return "ok" if status == 0 else STATUS_TEXT.get(int(status), f"status {status}")
 
     def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
                ) -> "KernelBatch":

@@ -65,4 +65,22 @@ class DataError(InputError):
 
 class SimulationError(DockreconError):
     """A forward simulation stopped (a docking unit's kernel status: penetration exceeded,
-    a closed form used outside its range, an illegal hysteresis transition, ...)."""
+    a closed form used outside its range, an illegal hysteresis transition, ...).
+
+    Attributes
+    ----------
+    status
+        The kernel's status code (:mod:`models._kernels.status`), when a kernel stopped
+        (:func:`models.trace.kernel_failure` makes the error of every unit's kernel).
+    t
+        Model time of the failure [s], when known.
+    trace
+        The trace of the run (:class:`models.trace.Trace`) when one was recorded.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None,
+                 t: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.t = t
+        self.trace = None

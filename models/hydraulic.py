@@ -47,7 +47,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from models._kernels import hydraulic as K
-from models._kernels import rigid as R
+from models.rigid_body import euler_from_quat, quat_from_euler, quat_to_dcm
 from models.errors import InputError
 from models.limits import check_range
 
@@ -452,12 +452,12 @@ class CoupledTrajectory:
 
 
 def _body_row(inv_mass: float, inv_inertia, pos, quat=(1.0, 0.0, 0.0, 0.0), force=(0, 0, 0)):
-    b = np.zeros(R.N_BODY)
-    b[R.B_INVM] = inv_mass
-    b[R.B_IINV:R.B_IINV + 3] = inv_inertia
-    b[R.B_POS:R.B_POS + 3] = pos
-    b[R.B_Q:R.B_Q + 4] = quat
-    b[R.B_FORCE:R.B_FORCE + 3] = force
+    b = np.zeros(K.N_BODY)
+    b[K.B_INVM] = inv_mass
+    b[K.B_IINV:K.B_IINV + 3] = inv_inertia
+    b[K.B_POS:K.B_POS + 3] = pos
+    b[K.B_Q:K.B_Q + 4] = quat
+    b[K.B_FORCE:K.B_FORCE + 3] = force
     return b
 
 
@@ -541,7 +541,7 @@ def hexapod_leg_lengths(geom: HexapodGeometry, params: ActuatorParams,
     pose = np.atleast_2d(np.asarray(pose, float))
     out = np.empty((pose.shape[0], 6))
     for i, row in enumerate(pose):
-        rot = np.asarray(R.quat_to_matrix(R.euler_to_quat(*row[3:6])))
+        rot = quat_to_dcm(quat_from_euler(*row[3:6])).T
         pos = row[:3] + np.array([0.0, 0.0, geom.home_height])
         out[i] = np.linalg.norm(pos + plat @ rot.T - base, axis=1)
     return out
@@ -627,7 +627,7 @@ def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
                               t_end=t_end, out_every=out_every)
         cols["t"] = tr.t
         pos = tr.bodies[:, 1, 0:3] - np.array([0.0, 0.0, config.hexapod.home_height])
-        eul = np.array([R.quat_to_euler(q) for q in tr.bodies[:, 1, 3:7]])
+        eul = np.array([euler_from_quat(q) for q in tr.bodies[:, 1, 3:7]])
         for k, n in enumerate(POSE_COLUMNS):
             cols[n] = pos[:, k] if k < 3 else eul[:, k - 3]
             units[n] = "m" if k < 3 else "rad"

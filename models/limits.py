@@ -20,9 +20,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from models.errors import InputError
 
-__all__ = ["RANGES", "COLUMN_RANGES", "check_range", "checked_table", "check_keys", "number"]
+__all__ = ["RANGES", "COLUMN_RANGES", "check_range", "checked_table", "check_keys", "number",
+           "vector"]
 
 #: (pattern on the key's last component, lowest, highest, unit, signed): ``signed`` rows bound
 #: the magnitude; the first matching row applies
@@ -137,3 +140,21 @@ def number(d: Mapping[str, Any], key: str, prefix: str, default: float | None = 
     if nonneg and v < 0.0:
         raise InputError("must not be negative", key=prefix + key)
     return check_range(prefix + key, v)
+
+
+def vector(d: Mapping[str, Any], key: str, prefix: str, shape: tuple, default=None) -> np.ndarray:
+    """``d[key]`` as a finite float array of ``shape`` (``()``: any), or ``default`` when
+    absent (missing and no default: an error). Errors name ``prefix + key``."""
+    if key not in d:
+        if default is None:
+            raise InputError("missing", key=prefix + key)
+        return np.asarray(default, dtype=float)
+    try:
+        a = np.asarray(d[key], dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("expected numbers", key=prefix + key) from None
+    if shape and a.shape != shape:
+        raise InputError(f"expected shape {shape}, got {a.shape}", key=prefix + key)
+    if not np.all(np.isfinite(a)):
+        raise InputError("must be finite", key=prefix + key)
+    return a

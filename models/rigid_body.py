@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+import math
+
 import numpy as np
 
 from models.errors import InputError
@@ -24,6 +26,8 @@ from models.limits import check_range
 
 __all__ = [
     "RigidBody",
+    "quat_from_euler",
+    "euler_from_quat",
     "rot_x",
     "rot_y",
     "rot_z",
@@ -87,6 +91,29 @@ def dcm_to_quat(A: np.ndarray) -> np.ndarray:
     q = np.empty(4)
     _k(np.ascontiguousarray(A, dtype=float), q)
     return q
+
+
+def quat_from_euler(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """Scalar-first quaternion of the 3-2-1 (yaw Z, pitch Y, roll X) angles [rad] of
+    :func:`dcm_from_euler`: ``quat_to_dcm(quat_from_euler(r, p, y)) = dcm_from_euler(r, p, y)``
+    (the half-angle product, without forming the matrix)."""
+    cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
+    cp, sp = math.cos(0.5 * pitch), math.sin(0.5 * pitch)
+    cy, sy = math.cos(0.5 * yaw), math.sin(0.5 * yaw)
+    return np.array([cr * cp * cy + sr * sp * sy,
+                     sr * cp * cy - cr * sp * sy,
+                     cr * sp * cy + sr * cp * sy,
+                     cr * cp * sy - sr * sp * cy])
+
+
+def euler_from_quat(q: np.ndarray) -> tuple[float, float, float]:
+    """Inverse of :func:`quat_from_euler`: (roll, pitch, yaw) [rad] of a scalar-first
+    quaternion, as :func:`euler_from_dcm` of its DCM."""
+    w, x, y, z = (float(v) for v in q)
+    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    pitch = math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
+    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    return roll, pitch, yaw
 
 
 def _vec(d: Mapping[str, Any], key: str, n: int, prefix: str, default=None) -> np.ndarray:

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from models._kernels import trace_layout as TL
-from models.errors import InputError
+from models.errors import InputError, SimulationError
 
 __all__ = ["TraceSettings", "Trace", "DEFAULT_MAX_ROWS", "parse_window", "parse_groups",
-           "kernel_buffers", "no_trace_buffers", "arm", "rerun_hint", "HINT_SPAN"]
+           "kernel_buffers", "no_trace_buffers", "arm", "rerun_hint", "kernel_failure", "HINT_SPAN"]
 
 #: default cap on the kernel rows of one trace (33 float64 each: 264 MB at the cap; the long
 #: frame holds up to 26 values per row)
@@ -123,6 +123,23 @@ def arm(P: np.ndarray, settings: "TraceSettings | None", o_t0: int, o_t1: int,
     P[o_t1] = settings.t1
     P[o_mask] = float(settings.mask)
     return (P, *kernel_buffers(settings))
+
+
+def kernel_failure(status: int, t: float, *, where: str = "",
+                   step: float = 0.0) -> SimulationError:
+    """The error of a docking unit's kernel that stopped with ``status`` at model time ``t``
+    [s], the one place a kernel status becomes a :class:`models.errors.SimulationError` for
+    every unit: what the code means (:data:`models._kernels.status.STATUS_TEXT`), ``where``
+    (the unit's detail: the element, the primitive pair) and the ``--trace`` window that
+    covers the step it happened in (:func:`rerun_hint`; ``step`` [s] the unit's longest
+    step)."""
+    from models._kernels.status import STATUS_TEXT
+
+    text = STATUS_TEXT.get(int(status), f"status {int(status)}")
+    return SimulationError(f"simulation stopped at t = {t:.6f} s: {text}"
+                           + (f" ({where})" if where else "")
+                           + f"; to see the steps before it rerun with {rerun_hint(t, step)}",
+                           status=int(status), t=float(t))
 
 
 def rerun_hint(t_fail: float, step: float, span: float = HINT_SPAN) -> str:

@@ -27,14 +27,15 @@ import dataclasses
 import importlib
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from models.errors import InputError
+from models.limits import check_keys, number, vector
 
-__all__ = ["Channel", "Sensor", "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
+__all__ = ["IC_NAMES", "InitialConditions", "ContactLaw", "Thrust", "Channel", "Sensor", "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
            "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS",
            "row_peak", "row_last", "calibration_guess"]
 
@@ -43,6 +44,116 @@ __all__ = ["Channel", "Sensor", "SensorSuite", "vehicle_channels", "ledger_chann
 CHANNEL_KINDS = ("continuous", "binary", "rate")
 
 
+# --------------------------------------------------------------------------------------------
+# what every unit's scenario shares: the initial conditions, the contact law, the thrust
+#: The twelve initial conditions of every docking unit: the relative state of the active unit
+#: frame in the passive unit frame at the start plane (:class:`InitialConditions`)
+IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
+            "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
+
+
+@dataclass(frozen=True)
+class InitialConditions:
+    """Relative state of the active unit frame (AU) in the passive unit frame (PU) at t = 0.
+
+    ``rel_pos_*`` [m]: AU origin in PU axes. ``rel_vel_*`` [m/s]: inertial velocity of the AU
+    origin minus that of the PU origin, in PU axes. ``rel_roll``, ``rel_pitch``, ``rel_yaw``
+    [rad]: ``A_PAU = R_x(roll) R_y(pitch) R_z(yaw)`` (PU -> AU components). ``rel_rate_*``
+    [rad/s]: angular velocity of AU minus that of PU, in PU axes.
+    """
+
+    rel_pos_x: float
+    rel_pos_y: float
+    rel_pos_z: float
+    rel_vel_x: float
+    rel_vel_y: float
+    rel_vel_z: float
+    rel_roll: float
+    rel_pitch: float
+    rel_yaw: float
+    rel_rate_x: float
+    rel_rate_y: float
+    rel_rate_z: float
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], prefix: str = "initial.") -> "InitialConditions":
+        """All twelve names required, in SI; unknown keys are errors."""
+        check_keys(d, set(IC_NAMES), prefix)
+        return cls(**{n: number(d, n, prefix) for n in IC_NAMES})
+
+    def as_array(self) -> np.ndarray:
+        """The twelve values in :data:`IC_NAMES` order."""
+        return np.array([getattr(self, n) for n in IC_NAMES], dtype=float)
+
+    @classmethod
+    def from_array(cls, a) -> "InitialConditions":
+        a = np.asarray(a, dtype=float).reshape(-1)
+        if a.size != 12:
+            raise InputError("expected 12 initial conditions")
+        return cls(**dict(zip(IC_NAMES, map(float, a))))
+
+    def mirrored_y(self) -> "InitialConditions":
+        """Mirror image in the plane y = 0 of PU: polar vectors flip y, axial vectors (angles,
+        rates) flip x and z."""
+        a = self.as_array()
+        sign = np.array([1, -1, 1, 1, -1, 1, -1, 1, -1, -1, 1, -1], dtype=float)
+        return InitialConditions.from_array(a * sign)
+
+
+@dataclass(frozen=True)
+class ContactLaw:
+    """Penalty law (digest §5): ``stiffness`` k_S [N/m], ``damping`` c_D [N s/m] (or
+    [N s/m^2] for Hunt-Crossley), ``friction`` k_Fr [-], ``friction_velocity`` v_eps [m/s],
+    ``model`` ("linear" = the paper, or "hunt-crossley"), ``max_penetration`` [m]."""
+
+    stiffness: float
+    damping: float
+    friction: float
+    friction_velocity: float
+    max_penetration: float
+    model: str = "linear"
+
+    def law(self):
+        """The :class:`models.contact.force.ContactLaw` of the contact library."""
+        from models.contact.force import ContactLaw as _Law
+
+        return _Law(stiffness=self.stiffness, damping=self.damping, friction=self.friction,
+                    slip_regularization=self.friction_velocity, model=self.model)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ContactLaw":
+        p = "contact."
+        check_keys(d, {"stiffness", "damping", "friction", "friction_velocity", "model",
+                        "max_penetration", "source"}, p)
+        model = d.get("model", "linear")
+        if model not in ("linear", "hunt-crossley"):
+            raise InputError("expected 'linear' or 'hunt-crossley'", key=p + "model")
+        return cls(stiffness=number(d, "stiffness", p, positive=True),
+                   damping=number(d, "damping", p, nonneg=True),
+                   friction=number(d, "friction", p, nonneg=True),
+                   friction_velocity=number(d, "friction_velocity", p, 1e-3, positive=True),
+                   max_penetration=number(d, "max_penetration", p, positive=True),
+                   model=model)
+
+
+@dataclass(frozen=True)
+class Thrust:
+    """Constant thrust of the active vehicle, body axes ``force`` [N], on ``[start, stop)`` [s]."""
+
+    force: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    start: float = 0.0
+    stop: float = 0.0
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Thrust":
+        p = "thrust."
+        check_keys(d, {"force", "start", "stop", "source"}, p)
+        return cls(force=vector(d, "force", p, (3,), np.zeros(3)),
+                   start=number(d, "start", p, 0.0), stop=number(d, "stop", p, 0.0))
+
+
+# --------------------------------------------------------------------------------------------
+# channels, sensors and the unit interface
 @dataclass(frozen=True)
 class Channel:
     """One output channel of a unit.

@@ -1,13 +1,13 @@
 """Write a report in the requested formats, atomically, and pick the builder for a result.
 
 Every main job ends in :func:`write_report`; ``dockrecon report RESULT_DIR`` calls
-:func:`rebuild_report`, which reads the result file, finds its kind and calls the matching
-builder. Builders only read results; they compute nothing new.
+:func:`rebuild_report`, which reads the result file and calls the builder of its ``"kind"``
+(:data:`reports.builders.BUILDERS`). Builders only read results; they compute nothing new.
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from models.errors import InputError
@@ -16,16 +16,9 @@ from reports.document import Report
 from reports.html import render_html
 from reports.pdf import render_pdf
 
-__all__ = ["FORMATS", "write_report", "parse_formats", "register_builder", "result_kind",
-           "rebuild_report"]
+__all__ = ["FORMATS", "write_report", "parse_formats", "rebuild_report"]
 
 FORMATS = ("html", "pdf")
-
-#: result kind -> builder(result dict, path of the result file) -> Report
-_BUILDERS: dict[str, Callable[[dict, Path], Report]] = {}
-#: result kind -> keys whose presence identifies a result file written without a "kind" key
-_SIGNATURES: dict[str, tuple[str, ...]] = {}
-
 
 def parse_formats(text: str | Iterable[str]) -> tuple[str, ...]:
     """``"html,pdf"`` -> ``("html", "pdf")``; unknown formats are an InputError."""
@@ -59,25 +52,6 @@ def write_report(report: Report, directory: str | os.PathLike, stem: str = "repo
     return written
 
 
-def register_builder(kind: str, builder: Callable[[dict, Path], Report],
-                     signature: tuple[str, ...] = ()) -> None:
-    """Make ``dockrecon report`` know results of ``kind``; ``signature`` lists top-level keys
-    that identify such a result when the file has no ``"kind"`` key."""
-    _BUILDERS[kind] = builder
-    if signature:
-        _SIGNATURES[kind] = tuple(signature)
-
-
-def result_kind(data: dict) -> str | None:
-    """The kind of a result: its ``"kind"`` key, else the first registered signature it has."""
-    if isinstance(data.get("kind"), str):
-        return data["kind"]
-    for kind, keys in _SIGNATURES.items():
-        if all(k in data for k in keys):
-            return kind
-    return None
-
-
 #: the result file a directory's report is built from, in order of preference
 DIRECTORY_RESULTS = ("result.json", "calibration.json", "campaign.json")
 
@@ -90,8 +64,8 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, 
     :data:`DIRECTORY_RESULTS` it holds) or ``<stem>.<format>``
     (for a file ``<stem>.json``) beside the result file, or into ``directory``.
     """
-    import reports.builders  # noqa: F401  (registers the builders)
     from recon.io import read_json
+    from reports.builders import BUILDERS
 
     path = Path(result)
     if path.is_dir():
@@ -110,9 +84,11 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, 
     data = read_json(path)
     if not isinstance(data, dict):
         raise InputError("not a dockrecon result (expected a JSON object)", source=str(path))
-    kind = result_kind(data)
-    if kind not in _BUILDERS:
-        known = ", ".join(sorted(_BUILDERS))
-        raise InputError(f"unknown result kind {kind!r} (known: {known})", source=str(path))
-    return write_report(_BUILDERS[kind](data, path), directory or path.parent, stem=stem,
+    kind = data.get("kind")
+    if kind not in BUILDERS:
+        known = ", ".join(sorted(BUILDERS))
+        raise InputError(f"unknown result kind {kind!r} (known: {known})" if kind is not None
+                         else f"not a dockrecon result: no 'kind' (known: {known})",
+                         source=str(path))
+    return write_report(BUILDERS[kind](data, path), directory or path.parent, stem=stem,
                         formats=formats)

@@ -63,7 +63,7 @@ def test_every_run_configuration_key_is_in_the_page(page):
     from recon.config import DEFAULT_RUN, OPTIMIZER_KEYS, RUN_TABLES
     from identification.engines.mcmc import SamplerSettings
     from recon.observation import ChannelModel
-    from recon import problem
+    from identification import space
 
     keys = [f"[{t}]" for t in RUN_TABLES]
     keys += [f"``optimizer.{k}``" for k in OPTIMIZER_KEYS]
@@ -72,7 +72,7 @@ def test_every_run_configuration_key_is_in_the_page(page):
     keys += [f"``observation.channels.NAME.{f.name}``" for f in dataclasses.fields(ChannelModel)
              if f.name != "name"]
     keys += ["``observation.clock_offset``"]
-    keys += [f"``parameters.NAME.{k}``" for k in problem._KEYS]
+    keys += [f"``parameters.NAME.{k}``" for k in space._KEYS]
     keys += ["``model.duration``", "``model.rate``", "``model.fit_after_capture``",
              "``model.fit_before_contact``"]
     missing = [k for k in keys if k not in page]

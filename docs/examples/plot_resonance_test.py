@@ -30,7 +30,7 @@ import numpy as np
 import telemetry_samples
 from identification.resonance.laws import damping_law, restoring_law
 from recon.io import read_table
-from identification.resonance.pipeline import resonance_output
+from identification.resonance.pipeline import identify_resonance
 
 res = Path(telemetry_samples.__file__).parent / "resonance"
 frame, file_units = read_table(res / "dead_zone.csv", {"t": "s", "x": "m", "force": "N"},
@@ -38,16 +38,16 @@ frame, file_units = read_table(res / "dead_zone.csv", {"t": "s", "x": "m", "forc
 print(f"{len(frame)} samples; file units {file_units}")
 
 t0 = time.perf_counter()
-out = resonance_output(frame["t"].to_numpy(), frame["x"].to_numpy(),
-                       frame["force"].to_numpy(), nu=35.0, mu=2.0, refine="never")
+out = identify_resonance(frame["t"].to_numpy(), frame["x"].to_numpy(),
+                         frame["force"].to_numpy(), nu=35.0, mu=2.0, refine="never")
 print(f"identified in {time.perf_counter() - t0:.1f} s; "
-      f"{len(out['amplitude_sequence']['b'])} amplitude nodes, {len(out['jumps'])} jumps")
+      f"{len(out.amplitude_sequence['b'])} amplitude nodes, {len(out.jumps)} jumps")
 
 # %%
 # Against the laws the record was generated with
 truth = json.loads((res / "dead_zone.truth.json").read_text())["parameters"]
 phi, H = restoring_law(truth), damping_law(truth)
-rf, dm = out["restoring_force"], out["damping"]
+rf, dm = out.restoring_force, out.damping
 x, v = np.asarray(rf["x"]), np.asarray(dm["v"])
 big = np.abs(phi(x)) > 0.1 * np.max(np.abs(phi(x)))
 err = np.max(np.abs(np.asarray(rf["f"])[big] - phi(x)[big]) / np.abs(phi(x)[big]))

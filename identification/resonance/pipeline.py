@@ -1,7 +1,8 @@
-"""Resonance-test identification as the command line runs it: the conditioned Abel inversion
-with its bands, the refinement policy, the added-mass method and the cross-coupling from a
-non-own resonance; each returns the content of OUT.json (plain dicts of arrays, written by the
-caller).
+"""Resonance-test identification end to end: the conditioned Abel inversion with its bands,
+the refinement policy and the added-mass method (:func:`identify_resonance`, a
+:class:`~identification.result.Result` of kind ``"resonance"``), and the cross-coupling from a
+non-own resonance (:func:`identify_coupling_record`, kind ``"resonance_coupling"``). The
+curves, bands and sequences are the result's sections; the caller writes it.
 
 Refinement policy (:func:`refinement_policy`). The refinement (simulating the oscillator
 against the whole record, :func:`identification.resonance.refine.refine_resonance`) removes the first
@@ -48,10 +49,11 @@ import logging
 
 import numpy as np
 
+from identification.result import Result
 from models.errors import DataError, InputError
 
-__all__ = ["REFINE", "resonance_output", "refinement_policy", "added_mass", "coupling_settings",
-           "coupling_output"]
+__all__ = ["REFINE", "identify_resonance", "refinement_policy", "added_mass", "coupling_settings",
+           "identify_coupling_record"]
 
 log = logging.getLogger("dockrecon.resonance")
 
@@ -105,12 +107,12 @@ def refinement_policy(curves, bands, refined, xs: np.ndarray, vs: np.ndarray) ->
             "fx": fx_ref, "hv": hv_ref}
 
 
-def resonance_output(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float, mu: float, *,
-                     method: str = "product", below: str = "power", periods: int = 6,
-                     skip: float | None = None, rel_step: float = 0.01,
-                     refine: str = "auto", n_draws: int = 200, seed: int = 0,
-                     offset: bool = True) -> dict:
-    """Identify one mode from a record and return the content of OUT.json.
+def identify_resonance(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float, mu: float, *,
+                       method: str = "product", below: str = "power", periods: int = 6,
+                       skip: float | None = None, rel_step: float = 0.01,
+                       refine: str = "auto", n_draws: int = 200, seed: int = 0,
+                       offset: bool = True, added: dict | None = None) -> Result:
+    """Identify one mode from a record.
 
     Parameters
     ----------
@@ -129,16 +131,22 @@ def resonance_output(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float,
         Bootstrap replicates of the bands and their seed.
     offset
         Offset correction of the restoring force (:mod:`identification.resonance.offset`).
+    added
+        The added-mass identification of ``mu`` (:func:`added_mass`), when it was made:
+        its reduced mass becomes the result's parameter and the whole analysis its section
+        ``added_mass``.
 
     Returns
     -------
-    dict
-        ``restoring_force`` (``x`` [m], ``f`` [N], ``interpolated`` (bool per point: inside
-        the gap of a jump), ``lo95``, ``lo68``, ``hi68``, ``hi95`` [N]), ``damping`` (``v``
-        [m/s], ``H`` [N], the same bands), ``amplitude_sequence`` (``b``, ``theta``,
-        ``omega2``, ``lambda``, ``a0``, ``n_windows``), ``jumps`` (each with its ``gap``),
-        ``gaps`` (``[b_lo, b_hi]`` [m]), ``refinement_policy``, and with a refinement run its
-        fit (``refinement``, the project's result schema).
+    Result
+        Kind ``"resonance"``; sections ``restoring_force`` (``x`` [m], ``f`` [N],
+        ``interpolated`` (bool per point: inside the gap of a jump), ``lo95``, ``lo68``,
+        ``hi68``, ``hi95`` [N]), ``damping`` (``v`` [m/s], ``H`` [N], the same bands),
+        ``amplitude_sequence`` (``b``, ``theta``, ``omega2``, ``lambda``, ``a0``,
+        ``n_windows``), ``jumps`` (each with its ``gap``), ``gaps`` (``[b_lo, b_hi]`` [m]),
+        ``bands``, ``refinement_policy``, with a refinement run its fit (``refinement``, the
+        project's result schema), and ``added_mass`` when given; ``parameters`` the reduced
+        mass when the added-mass method identified it; ``seed`` the bands' seed.
     """
     from identification.resonance.harmonics import amplitude_sequence
     from identification.resonance.own import bootstrap_bands, identify_own_resonance
@@ -175,7 +183,7 @@ def resonance_output(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float,
                  decision["change_damping_percent"],
                  "applied" if decision["applied"] else "not applied", decision["reason"])
     rb, db = bands.restoring, bands.damping
-    out = {
+    sections = {
         "restoring_force": {"x": xs, "f": fx, "interpolated": curves.interpolated(xs),
                             "lo95": rb[0], "lo68": rb[1], "hi68": rb[2], "hi95": rb[3]},
         "damping": {"v": vs, "H": hv, "lo95": db[0], "lo68": db[1], "hi68": db[2],
@@ -189,12 +197,17 @@ def resonance_output(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: float,
         "refinement_policy": policy,
     }
     if refined is not None:  # the fit behind the refined curves, in the one result schema
-        out["refinement"] = {k: v for k, v in refined.to_dict().items()
-                             if k not in ("settings", "versions")}
+        sections["refinement"] = {k: v for k, v in refined.to_dict().items()
+                                  if k not in ("settings", "versions")}
+    parameters = {}
+    if added is not None:
+        sections["added_mass"] = dict(added)
+        parameters["reduced_mass"] = dict(added["reduced_mass"])
     for lo, hi in seq.gaps:
         log.warning("amplitude jump: no data between %.4g m and %.4g m; the forces there are "
                     "interpolated, not identified", lo, hi)
-    return out
+    return Result("resonance", tuple(parameters), parameters=parameters, seed=seed,
+                  sections=sections)
 
 
 def added_mass(a, b, dm: float, *, rho: float = 1.0, n_draws: int = 2000,
@@ -320,12 +333,16 @@ def coupling_settings(d: dict) -> dict:
             "lam_s": float(ms["damping"])}
 
 
-def coupling_output(t: np.ndarray, q: np.ndarray, force: np.ndarray, settings: dict, *,
-                    nu: float, powers=None, periods: int = 6, skip: float | None = None,
-                    n_draws: int = 400, seed: int = 0) -> dict:
+def identify_coupling_record(t: np.ndarray, q: np.ndarray, force: np.ndarray, settings: dict,
+                             *, nu: float, powers=None, periods: int = 6,
+                             skip: float | None = None, n_draws: int = 400,
+                             seed: int = 0) -> Result:
     """Cross-coupling from a non-own resonance record in physical coordinates ``q``
     ``(n, N)`` [m]: quasi-normal coordinates ``X = Phi^-1 q`` (1.2), then
-    :func:`identification.resonance.coupling.identify_coupling`; the content of OUT.json."""
+    :func:`identification.resonance.coupling.identify_coupling`. A
+    :class:`~identification.result.Result` of kind ``"resonance_coupling"``: the coupling
+    coefficients are its parameters; sections ``coupling`` (the fitted curve and the
+    inverted nodes), ``harmonic`` (the measured one) and ``method``."""
     from identification.resonance.coupling import identify_coupling, to_quasinormal
 
     X = to_quasinormal(q, settings["Phi"])
@@ -336,13 +353,13 @@ def coupling_output(t: np.ndarray, q: np.ndarray, force: np.ndarray, settings: d
     xs = np.linspace(0.0, res["b_p"][-1], 101)
     coef = res["coefficients"]
     fitted = sum(c["map"] * xs ** int(k.split("_")[1]) for k, c in coef.items())
-    return {"kind": "resonance_coupling", "parameters": coef,
-            "coupling": {"x": xs, "f": fitted, "nodes_x": res["nodes"]["x"],
-                         "nodes_f": res["nodes"]["f"]},
-            "harmonic": {"b_p": res["b_p"], "f_spl": res["f_spl"], "l": res["l"]},
-            "method": ("non-own resonance l nu_p = omega_s (digest B.8): f_spl = b_sl / B_sl "
+    return Result("resonance_coupling", tuple(coef), parameters=coef, seed=seed, sections={
+        "coupling": {"x": xs, "f": fitted, "nodes_x": res["nodes"]["x"],
+                     "nodes_f": res["nodes"]["f"]},
+        "harmonic": {"b_p": res["b_p"], "f_spl": res["f_spl"], "l": res["l"]},
+        "method": ("non-own resonance l nu_p = omega_s (digest B.8): f_spl = b_sl / B_sl "
                        "with the ramp's drift term, pointwise inversion ("
                        + ("(3.9)" if res["l"] == 2 else "Volterra (3.10)")
                        + ") and a relative least-squares fit of the powers "
                        + ", ".join(str(n) for n in res["powers"])
-                       + " (intervals: block bootstrap and the drift of the lower-half fit)")}
+                   + " (intervals: block bootstrap and the drift of the lower-half fit)")})

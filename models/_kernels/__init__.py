@@ -8,25 +8,33 @@ Conventions (see docs/CONVENTIONS.md):
 * errors inside kernels are returned as integer status codes and turned into typed exceptions by
   the readable wrapper (numba cannot raise exceptions that carry data).
 
+Where the kernels live: the ones every model shares (contact, frames, rigid bodies,
+hysteresis, the trace buffer, free flight; the rod appendage, the hydraulic rig and the
+resonance oscillator) here; each docking unit's own kernels in its folder
+(``models/probe_cone/_kernels``, ``models/peripheral/_kernels``), which import from here and
+never from another unit's (:data:`KERNEL_PACKAGES`).
+
 Cache guard
 -----------
 numba's on-disk cache (``cache=True``) checks only the source file that defines a cached
-function: a kernel whose callee lives in another module (``probe_cone.run`` calling
-``contact_revolution.sphere_vs_revolution``, ``hysteresis.hyst_force``, ``rigid_body``...; a
-constant such as ``contact_layout.PERP_MIN`` frozen into the caller's machine code) would be
-loaded stale after an edit of that module. Importing this package therefore first compares a
-SHA-256 digest of the names and bytes of every module of the package (``models/_kernels/*.py``;
-no kernel calls a compiled function outside it) with a stamp kept beside numba's cache files
-(:data:`STAMP_NAME` in the directory numba caches this package in: ``__pycache__`` here, or
-the package's subdirectory of ``NUMBA_CACHE_DIR`` when that is set). On a mismatch it deletes
-the package's cache files (``*.nbi``, ``*.nbc``) and then writes the new stamp (a temporary
-file renamed over the old one), so any edit of any kernel module recompiles every kernel once.
+function: a kernel whose callee lives in another module (the probe-cone's ``kernel.run``
+calling ``contact_revolution.sphere_vs_revolution``, ``hysteresis.hyst_force``,
+``rigid_body``...; a constant such as ``contact_layout.PERP_MIN`` frozen into the caller's
+machine code) would be loaded stale after an edit of that module. Importing a kernel package
+(this one, or a unit's, through :func:`guard_numba_cache`) therefore first compares a SHA-256
+digest of the names and bytes of every module of every kernel package
+(:func:`sources_digest`; no kernel calls a compiled function outside them) with a stamp kept
+beside numba's cache files of that package (:data:`STAMP_NAME` in the directory numba caches
+the package in: its ``__pycache__``, or its subdirectory of ``NUMBA_CACHE_DIR`` when that is
+set). On a mismatch it deletes the package's cache files (``*.nbi``, ``*.nbc``) and then
+writes the new stamp (a temporary file renamed over the old one), so any edit of any kernel
+module, shared or a unit's, recompiles every kernel once.
 
 Concurrent imports (pytest-xdist workers) are safe: a file that another process removed first
 is skipped, the stamp is replaced atomically, and numba itself treats an index whose data
 file has vanished as a miss. A second process that clears the directory after the first has
 already written fresh cache files only costs a recompile. The check reads the sources (0.25 MB)
-and the stamp: about 1 ms when they match, 3 ms at a process's first import. Setting the
+and the stamp: a few milliseconds per kernel package at a process's first import. Setting the
 environment variable ``DOCKRECON_KERNEL_CACHE_GUARD`` to ``0`` turns it off (numba's own check
 only; ``tests/models/test_kernel_cache.py`` uses it to show the stale result).
 """
@@ -44,49 +52,64 @@ STAMP_NAME = "kernel_sources.sha256"
 #: environment variable that turns the cache guard off when set to ``0``
 GUARD_ENV = "DOCKRECON_KERNEL_CACHE_GUARD"
 
-__all__ = ["NJIT", "STAMP_NAME", "GUARD_ENV", "sources_digest", "numba_cache_dir"]
+__all__ = ["NJIT", "STAMP_NAME", "GUARD_ENV", "KERNEL_PACKAGES", "kernel_dirs",
+           "sources_digest", "numba_cache_dir", "guard_numba_cache"]
 
 _HERE = Path(__file__).resolve().parent
+_MODELS = _HERE.parent
+
+#: the kernel packages, as folders under ``models/``: the shared one and each docking unit's
+KERNEL_PACKAGES = ("_kernels", "probe_cone/_kernels", "peripheral/_kernels")
+
+
+def kernel_dirs() -> tuple[Path, ...]:
+    """The folders of :data:`KERNEL_PACKAGES`."""
+    return tuple(_MODELS / p for p in KERNEL_PACKAGES)
 
 
 def sources_digest() -> str:
-    """SHA-256 (hex) of the names and contents of every ``*.py`` of this package."""
+    """SHA-256 (hex) of the names and contents of every ``*.py`` of every kernel package."""
     h = hashlib.sha256()
-    for path in sorted(_HERE.glob("*.py")):
-        h.update(path.name.encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
+    for folder in kernel_dirs():
+        for path in sorted(folder.glob("*.py")):
+            h.update(path.relative_to(_MODELS).as_posix().encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+            h.update(b"\0")
     return h.hexdigest()
 
 
-def numba_cache_dir() -> Path | None:
-    """The directory in which numba caches the kernels of this package (``None`` when numba
-    has no writable one), found by numba's own locators in numba's order: the package's
-    subdirectory of ``NUMBA_CACHE_DIR`` when that is set, else ``__pycache__`` beside the
-    sources, else the user-wide cache."""
+def numba_cache_dir(anchor=None) -> Path | None:
+    """The directory in which numba caches the kernels of the package that defines the
+    function ``anchor`` (default: this package), or ``None`` when numba has no writable
+    one, found by numba's own locators in numba's order: the package's subdirectory of
+    ``NUMBA_CACHE_DIR`` when that is set, else ``__pycache__`` beside the sources, else the
+    user-wide cache."""
+    anchor = numba_cache_dir if anchor is None else getattr(anchor, "py_func", anchor)
+    here = Path(anchor.__code__.co_filename).resolve().parent
     try:
         from numba.core.caching import FunctionCache
     except ImportError:
         # numba's internals moved: its documented rule for the two usual places
         root = os.environ.get("NUMBA_CACHE_DIR")
         if root:
-            sub = hashlib.sha1(str(_HERE).encode()).hexdigest()
-            return Path(os.path.abspath(root)) / f"{_HERE.name}_{sub}"
-        return _HERE / "__pycache__"
+            sub = hashlib.sha1(str(here).encode()).hexdigest()
+            return Path(os.path.abspath(root)) / f"{here.name}_{sub}"
+        return here / "__pycache__"
     try:
-        # the cache numba would build for a function of this package (this one)
-        return Path(FunctionCache(numba_cache_dir).cache_path)
-    except RuntimeError:    # "no locator available": numba does not cache here either
+        # the cache numba would build for a function of that package
+        return Path(FunctionCache(anchor).cache_path)
+    except RuntimeError:    # "no locator available": numba does not cache there either
         return None
 
 
-def _guard_numba_cache() -> None:
-    """Delete this package's numba cache files when the kernel sources differ from the stamp
-    (see the module docstring)."""
+def guard_numba_cache(anchor=None) -> None:
+    """Delete the numba cache files of the kernel package that defines the function
+    ``anchor`` (default: this package) when the kernel sources differ from its stamp (see
+    the module docstring). Every kernel package calls it when it is imported."""
     if os.environ.get(GUARD_ENV, "") == "0":
         return
-    cache = numba_cache_dir()
+    cache = numba_cache_dir(anchor)
     if cache is None:
         return
     digest = sources_digest()
@@ -103,6 +126,7 @@ def _guard_numba_cache() -> None:
                     path.unlink()
                 except FileNotFoundError:
                     pass    # another process removed it first
+        cache.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache, prefix=STAMP_NAME + ".", suffix=".tmp")
         try:
             with os.fdopen(fd, "w") as fh:
@@ -115,4 +139,4 @@ def _guard_numba_cache() -> None:
         pass    # a directory numba cannot write to either
 
 
-_guard_numba_cache()
+guard_numba_cache()

@@ -32,6 +32,7 @@ from numba import njit
 from models._kernels import NJIT
 
 __all__ = [
+    "axis_rotation",
     "frame_rot_x", "frame_rot_y", "frame_rot_z", "housing_dcm", "housing_omega_au",
     "head_rel_dcm", "head_rel_omega_head", "ring_dcm", "ring_omega_au", "relative_pose",
     "unit_velocities", "link_pose", "link_velocity", "point_velocity", "wrench_to_c2",
@@ -266,3 +267,33 @@ def wrench_to_c2(f_pu, m_pu, a_c2, r_2p, a_2p, out):
     out[3] += r_2p[1] * f2 - r_2p[2] * f1
     out[4] += r_2p[2] * f0 - r_2p[0] * f2
     out[5] += r_2p[0] * f1 - r_2p[1] * f0
+
+
+@njit(**NJIT)
+def axis_rotation(axis, a, R):
+    """Frame rotation about axis 0/1/2 by ``a`` [rad] into ``R`` (3, 3) (maps old to new
+    components): the elementary rotations of the initial relative attitude
+    ``A_PAU = R_x(roll) R_y(pitch) R_z(yaw)``."""
+    c = math.cos(a)
+    s = math.sin(a)
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = 0.0
+    if axis == 0:
+        R[0, 0] = 1.0
+        R[1, 1] = c
+        R[1, 2] = s
+        R[2, 1] = -s
+        R[2, 2] = c
+    elif axis == 1:
+        R[0, 0] = c
+        R[0, 2] = -s
+        R[1, 1] = 1.0
+        R[2, 0] = s
+        R[2, 2] = c
+    else:
+        R[0, 0] = c
+        R[0, 1] = s
+        R[1, 0] = -s
+        R[1, 1] = c
+        R[2, 2] = 1.0

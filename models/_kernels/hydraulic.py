@@ -32,6 +32,14 @@ velocity feed-forward [s/m]. Integers (``N_GEOI``): ``GI_I``, ``GI_J`` body indi
 ``GI_AXIS`` 0 = axis fixed in body i, 1 = leg axis PiPj/|PiPj| (digest N10), ``GI_JAC`` 0 =
 exact Jacobian t_i' = (r_i + PiPj) x n, 1 = the paper's t_i = r_i x n.
 
+Rigid bodies of the coupled model, one float64 row (``N_BODY``) each: ``B_INVM`` inverse
+mass [1/kg] (0 = fixed body); ``B_IINV`` (3) inverse principal inertia in the body frame
+[1/(kg m^2)] (0 = fixed); ``B_POS`` (3) centre-of-mass position, inertial [m]; ``B_Q`` (4)
+attitude quaternion (:mod:`models._kernels.rigid_body`: scalar first, the body relative to the
+inertial frame); ``B_VEL`` (3) centre-of-mass velocity, inertial [m/s]; ``B_OMEGA`` (3) angular
+velocity in inertial components [rad/s] (the impulses act there); ``B_FORCE`` (3) constant
+applied force, inertial [N] (gravity times mass, loads).
+
 Stand-alone output channels (``N_OUT``): ``O_T`` .. ``O_FL`` (see the constants).
 Coupled actuator output (``N_AO``): ``AO_XV`` .. ``AO_QB``.
 """
@@ -43,10 +51,10 @@ import numpy as np
 from numba import njit
 
 from models._kernels import NJIT
-from models._kernels.rigid import (B_FORCE, B_IINV, B_INVM, B_OMEGA, B_POS, B_Q, B_VEL,
-                                   quat_integrate, quat_to_matrix)
+from models._kernels.rigid_body import body_to_inertial, quat_integrate_inertial
 
 __all__ = [
+    "B_INVM", "B_IINV", "B_POS", "B_Q", "B_VEL", "B_OMEGA", "B_FORCE", "N_BODY",
     "P_SA", "P_SB", "P_XMIN", "P_XMAX", "P_VA", "P_VB", "P_BETA", "P_PS", "P_PT", "P_KV",
     "P_WV", "P_DV", "P_C1", "P_C2", "P_KQ", "P_PTR", "P_K", "P_FC", "P_VS", "P_M", "P_CIN",
     "P_CEX", "P_VOLCONST", "P_PMIN", "P_BRAKE", "P_DELAY", "N_PAR",
@@ -60,6 +68,16 @@ __all__ = [
     "openings", "signed_root", "chamber_flows", "valve_step", "pressure_step",
     "simulate_actuator", "cosim_run",
 ]
+
+# rigid-body rows (module docstring)
+B_INVM = 0
+B_IINV = 1
+B_POS = 4
+B_Q = 7
+B_VEL = 11
+B_OMEGA = 14
+B_FORCE = 17
+N_BODY = 20
 
 # ---- actuator parameters -------------------------------------------------------------------
 P_SA, P_SB, P_XMIN, P_XMAX, P_VA, P_VB, P_BETA, P_PS, P_PT = 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -359,8 +377,8 @@ def _row_geometry(bodies, geo, geoi, n_out, ti, tj, iti, itj):
     rj_b = bodies[bj]
     qi = ri_b[B_Q:B_Q + 4]
     qj = rj_b[B_Q:B_Q + 4]
-    rot_i = quat_to_matrix(qi)
-    rot_j = quat_to_matrix(qj)
+    rot_i = body_to_inertial(qi)
+    rot_j = body_to_inertial(qj)
     r_i = rot_i @ geo[G_PI:G_PI + 3]
     r_j = rot_j @ geo[G_PJ:G_PJ + 3]
     d = rj_b[B_POS:B_POS + 3] + r_j - ri_b[B_POS:B_POS + 3] - r_i
@@ -508,7 +526,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
                 for c in range(3):
                     body[B_VEL + c] += dt * body[B_INVM] * body[B_FORCE + c]
             if body[B_IINV] > 0.0 and body[B_IINV + 1] > 0.0 and body[B_IINV + 2] > 0.0:
-                rot = quat_to_matrix(body[B_Q:B_Q + 4])
+                rot = body_to_inertial(body[B_Q:B_Q + 4])
                 wb = rot.T @ body[B_OMEGA:B_OMEGA + 3]
                 lb = np.empty(3)
                 for c in range(3):
@@ -671,7 +689,7 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             body = bodies[b]
             for c in range(3):
                 body[B_POS + c] += dt * body[B_VEL + c]
-            body[B_Q:B_Q + 4] = quat_integrate(body[B_Q:B_Q + 4], body[B_OMEGA:B_OMEGA + 3], dt)
+            body[B_Q:B_Q + 4] = quat_integrate_inertial(body[B_Q:B_Q + 4], body[B_OMEGA:B_OMEGA + 3], dt)
         # (5) drift: piston coordinate re-projected on the geometry (constraint (6))
         for a in range(n_a):
             kb[a], length[a] = _row_geometry(bodies, geo[a], geoi[a], nvec[a], ti[a], tj[a],

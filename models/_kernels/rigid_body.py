@@ -10,10 +10,17 @@ Conventions (as the contact digest §2 and §12.1):
   ``q_dot = 1/2 q (x) [0, w]``;
 * Newton-Euler in body axes: ``J w_dot = M - w x J w``.
 
+Every model uses these: the docking units on their RK4 stages, the hydraulic test rig's
+sequential-impulse solver between its steps (whose body rows keep the angular velocity in
+inertial components, ``omega = A^T w``, where its impulses act: :func:`body_to_inertial`,
+:func:`quat_integrate_inertial`).
+
 Everything works on flat float64 arrays with explicit offsets, allocation-free, so the
 docking kernels can call these at every RK4 stage.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -22,6 +29,9 @@ from models._kernels import NJIT
 
 __all__ = [
     "quat_to_dcm",
+    "body_to_inertial",
+    "quat_mul",
+    "quat_integrate_inertial",
     "quat_deriv",
     "quat_normalize",
     "dcm_to_quat",
@@ -50,6 +60,55 @@ def quat_to_dcm(q, o, A):
     A[0, 2] = 2.0 * (x * z - w * y)
     A[1, 2] = 2.0 * (y * z + w * x)
     A[2, 2] = 1.0 - 2.0 * (x * x + y * y)
+
+
+@njit(**NJIT)
+def body_to_inertial(q):
+    """The body->inertial rotation ``A(q)^T`` (a new contiguous 3x3 array) of the quaternion
+    ``q[0:4]``: body components to inertial ones."""
+    A = np.empty((3, 3))
+    quat_to_dcm(q, 0, A)
+    R = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = A[j, i]
+    return R
+
+
+@njit(**NJIT)
+def quat_mul(a, b):
+    """Hamilton product ``a (x) b`` of two scalar-first quaternions (a new array)."""
+    out = np.empty(4)
+    out[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
+    out[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2]
+    out[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1]
+    out[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]
+    return out
+
+
+@njit(**NJIT)
+def quat_integrate_inertial(q, omega, dt):
+    """Advance ``q`` by the angular velocity ``omega`` [rad/s] in *inertial* components over
+    ``dt`` [s] (exact exponential map for constant ``omega``: ``q <- exp(omega dt / 2) q``,
+    the same motion as ``q_dot = 1/2 q (x) [0, w]`` with ``w = A omega``), renormalised;
+    returns a new array."""
+    wn = math.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)
+    half = 0.5 * wn * dt
+    dq = np.empty(4)
+    if wn * dt < 1e-12:
+        dq[0] = 1.0
+        dq[1] = 0.5 * dt * omega[0]
+        dq[2] = 0.5 * dt * omega[1]
+        dq[3] = 0.5 * dt * omega[2]
+    else:
+        s = math.sin(half) / wn
+        dq[0] = math.cos(half)
+        dq[1] = s * omega[0]
+        dq[2] = s * omega[1]
+        dq[3] = s * omega[2]
+    out = quat_mul(dq, q)
+    n = math.sqrt(out[0] ** 2 + out[1] ** 2 + out[2] ** 2 + out[3] ** 2)
+    return out / n
 
 
 @njit(**NJIT)

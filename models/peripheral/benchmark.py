@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models.peripheral import simulate as ps
 
 __all__ = ["benchmark"]
@@ -41,11 +41,10 @@ def benchmark(scenario: ps.Scenario, *, repeats: int = 5, batch: int = 16, threa
         :mod:`models.kernel_bench`.
     """
     from models.kernel_bench import batch_runs, perturbed, single_runs
-    from models.peripheral.unit import PeripheralBatch
 
     tr, single = single_runs(lambda: ps.simulate(scenario), repeats)
     simulated = float(tr.t[-1])
-    bm = PeripheralBatch(scenario, R.IC_NAMES, ["ring_x", "ring_y", "ring_z"])
+    bm = ps.PeripheralBatch(scenario, R.IC_NAMES, ["ring_x", "ring_y", "ring_z"])
     theta = perturbed(bm.base, batch, seed)
     n_thr, (full,) = batch_runs([bm.evaluate], theta, threads)
     it = scenario.integration

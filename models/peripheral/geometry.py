@@ -3,7 +3,7 @@ capture sensors of both rings, built once from the ring design (digest 9.1, 9.3-
 
 Readable numpy, run at initialisation; the packed arrays of :class:`Geometry` are what the
 unit's kernel and the contact detectors of :mod:`models._kernels.contact_segments` take
-(layouts: :mod:`models._kernels.peripheral_layout`).
+(layouts: :mod:`models.peripheral._kernels.layout`).
 
 Frames
 ------
@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from models._kernels import contact_layout as ck
-from models._kernels import peripheral_layout as L
+from models.peripheral._kernels import layout as L
 from models.errors import InputError
 from models.peripheral.config import RingDesign
 
@@ -92,7 +92,7 @@ def passive_from_active(table: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Geometry:
-    """Packed geometry of both rings (layouts in :mod:`models._kernels.peripheral_layout`).
+    """Packed geometry of both rings (layouts in :mod:`models.peripheral._kernels.layout`).
 
     Active tables in active ring axes, passive ones in PU (module docstring). All float64,
     C-contiguous, read-only.

@@ -1,6 +1,6 @@
 """Peripheral unit: parameters of the latches with mass, their stops, the capture sensors and the
 capture tolerance, validated from plain (SI) dicts and packed into the tables of the kernels in
-:mod:`models._kernels.peripheral_latch` (whose docstring gives the model).
+:mod:`models.peripheral._kernels.latch` (whose docstring gives the model).
 
 Each dataclass is frozen, documents its units, and has ``from_dict(d, prefix)``: unknown keys,
 missing keys, non-numbers and values out of range are :class:`~models.errors.InputError`
@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from models._kernels import contact_layout as _cl
-from models._kernels import peripheral_latch as _k
+from models.peripheral._kernels import latch as _k
 from models.errors import InputError
 from models.limits import check_keys, number
 
@@ -153,7 +153,7 @@ class Latch:
 @dataclass(frozen=True)
 class Stop:
     """One stop on the passive ring: a solid 45/45 ridge (digest 9.7, with the [reading] on
-    the locking-surface orientation; see :mod:`models._kernels.peripheral_latch`).
+    the locking-surface orientation; see :mod:`models.peripheral._kernels.latch`).
 
     Attributes
     ----------
@@ -175,7 +175,7 @@ class Stop:
     x_wall : float or None
         Abscissa where the passive ring's inner wall ``rho = r_max`` begins (the passive ring
         plane) [m], at most ``x_guide``; latch tips beyond the wall radius behind it are in
-        contact with the wall (see :func:`models._kernels.peripheral_latch.
+        contact with the wall (see :func:`models.peripheral._kernels.latch.
         stop_solid_contact`). None: no wall (the bare ridge).
     fillet : float
         Radius ``r_f`` [m] of the fillet rounding the convex edge where the ring plane meets

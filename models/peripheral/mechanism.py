@@ -4,7 +4,7 @@ The ring is a rigid body on a 6-6 parallel manipulator (Gough-Stewart platform) 
 massless legs, each an absorber (a preloaded linear spring in series with a friction brake,
 or a hysteresis element of :mod:`models.hysteresis`), a viscous damper and end stops. The
 model, its equations and the choices made are stated in
-:mod:`models._kernels.peripheral_mechanism`, whose kernels this module packs arrays for.
+:mod:`models.peripheral._kernels.mechanism`, whose kernels this module packs arrays for.
 
 Joint layout (APAS-89-like hexapod): three pairs of base joints on a circle of radius
 ``base_radius`` in the plane ``x = 0`` of AU, pair ``k`` centred at
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from models._kernels import peripheral_mechanism as km
+from models.peripheral._kernels import mechanism as km
 from models.errors import InputError, SimulationError
 
 __all__ = ["Mechanism", "ILLUSTRATIVE", "leg_lengths", "ready_pose", "pose_from_leg_lengths"]
@@ -74,7 +74,7 @@ class Mechanism:
         Stiffness ``k_p`` of the cage that holds the spring at its preload [N/m] (linear
         absorber): below ``F0`` the leg deflects by ``c = F / k_p`` up to
         ``c_p = F0 / k_p``, beyond it the spring moves (law in
-        :mod:`models._kernels.peripheral_mechanism`). ``math.inf`` (default): a rigid cage,
+        :mod:`models.peripheral._kernels.mechanism`). ``math.inf`` (default): a rigid cage,
         the force step ``sign(c) F0`` at zero compression. The cage stiffness, not ``c_p``,
         is the parameter: it is the hardware's property, it alone sets the cage mode that
         limits the integration step, and with ``F0 = 0`` the cage drops out by itself
@@ -267,7 +267,7 @@ class Mechanism:
     # -- packing ------------------------------------------------------------------------------
     def pack(self) -> np.ndarray:
         """The parameter array ``MP`` (``MP_SIZE``, layout ``MP_*`` of
-        :mod:`models._kernels.peripheral_mechanism`)."""
+        :mod:`models.peripheral._kernels.mechanism`)."""
         mp = np.zeros(km.MP_SIZE)
         J = self.inertia_matrix()
         mp[km.MP_MASS] = self.ring_mass

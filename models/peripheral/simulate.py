@@ -6,16 +6,16 @@ readable simulate layer.
 ``[capture_sensors]``, ``[capture]``, ``[contact]``, ``[integration]``, ``[initial]`` with the
 probe-cone unit's initial-condition names, optional ``[thrust]``); every error names the
 dotted key and the file. :func:`pack` builds the flat arrays of
-:func:`models._kernels.peripheral.run` once; :func:`simulate` runs it and returns a
-:class:`Trajectory` with named channels (:func:`~models._kernels.peripheral_run_layout.
-channel_names`, units :func:`~models._kernels.peripheral_run_layout.channel_units`). With
+:func:`models.peripheral._kernels.kernel.run` once; :func:`simulate` runs it and returns a
+:class:`Trajectory` with named channels (:func:`~models.peripheral._kernels.run_layout.
+channel_names`, units :func:`~models.peripheral._kernels.run_layout.channel_units`). With
 ``trace=TraceSettings(t0, t1, groups)`` the kernel also records every selected routine per
 RK4 stage in that window (:mod:`models.trace`), kept as :attr:`Trajectory.trace`. An abort's
 message names the model time, the primitive pair and the ``--trace`` window to rerun with.
 With ``t_pre`` [s] the output begins before the start plane, at ``-n_pre / rate`` with
 ``n_pre`` = ``t_pre`` rounded up to the output grid (:func:`pre_rows`): the vehicles' free
 flight, the ring at rest and the body rates torque-free
-(:func:`models._kernels.peripheral._free_flight_before`); from ``t = 0`` on the rows are
+(:func:`models.peripheral._kernels.kernel._free_flight_before`); from ``t = 0`` on the rows are
 those of the run without it, bit for bit.
 
 One source of truth for the ring geometry: the stop and latch positions come from
@@ -29,27 +29,30 @@ import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Mapping
 
 import numpy as np
 
 from models._kernels import contact_layout as ck
-from models._kernels import peripheral as kp
-from models._kernels import peripheral_layout as L
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_run_layout as R
-from models.errors import InputError, SimulationError
+from models.peripheral._kernels import kernel as kp
+from models.peripheral._kernels import layout as L
+from models.peripheral._kernels import mechanism as km
+from models.peripheral._kernels import run_layout as R
+from models.batch import KernelBatch
+from models.errors import InputError
 from models.peripheral.config import PeripheralConfig, _sourced
 from models.peripheral.geometry import Geometry, build_geometry
 from models.peripheral.latches import (
     CaptureSensor, CaptureTolerance, Latch, Stop, pack_latches, pack_sensors, pack_stops)
 from models.peripheral.mechanism import Mechanism, ready_pose
 from models.limits import check_keys as _check_keys, number as _num
-from models.probe_cone.config import ContactLaw, InitialConditions, Thrust
-from models.trace import Trace, TraceSettings, arm, rerun_hint
+from models.unit import ContactLaw, InitialConditions, Thrust
+from models.trace import Trace, TraceSettings, arm, kernel_failure
 
 __all__ = ["Integration", "Scenario", "Packed", "Trajectory", "PRESETS", "load_scenario",
-           "pack", "pre_rows", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES"]
+           "pack", "pre_rows", "simulate", "CHANNELS", "UNITS", "EVENT_NAMES", "PARAMETERS",
+           "FILE_CHANNELS", "PeripheralBatch"]
 
 PRESETS = Path(__file__).resolve().parent / "presets"
 CHANNELS = R.channel_names()
@@ -70,7 +73,7 @@ class Integration:
     brute force instead of the dichotomy (acceptance tests); ``prune``: skip the ring-ring
     primitive pairs that bounding spheres prove apart (exact; off tests every pair);
     ``implicit_contact``: where the ring-ring contacts' damping and friction act implicitly on
-    the ring (linearised at ``v + h/2 a``, :mod:`models._kernels.peripheral_implicit`),
+    the ring (linearised at ``v + h/2 a``, :mod:`models.peripheral._kernels.implicit`),
     ``"never"`` or ``"captured"`` (the steps after capture, where the ring rattles on its seat
     and the explicit velocity terms bound the step); ``free_until_touch``: the free step
     ``dt_free`` until a step would make the first touch (a ring-ring contact, a capture
@@ -80,7 +83,7 @@ class Integration:
     (None: one latch step per RK4 step): a step longer than it advances the latches in
     sub-steps of at most ``dt_latch`` over their interpolated geometry, which lifts the bound
     their guide contacts put on ``dt_contact``
-    (:func:`models._kernels.peripheral_latch.latches_between_sub`)."""
+    (:func:`models.peripheral._kernels.latch.latches_between_sub`)."""
 
     dt_contact: float
     dt_free: float
@@ -212,7 +215,7 @@ def load_scenario(path: str | Path = "reference") -> Scenario:
 @dataclass(frozen=True, eq=False)
 class Packed:
     """The kernel's inputs: parameter row ``P`` (``NP``) and the tables, in the order of
-    :func:`models._kernels.peripheral.run` (``arrays``)."""
+    :func:`models.peripheral._kernels.kernel.run` (``arrays``)."""
 
     P: np.ndarray
     arrays: tuple
@@ -385,17 +388,10 @@ def pre_rows(P: np.ndarray, t_pre: float) -> int:
     return n_pre
 
 
-def _failure_message(status: int, info: np.ndarray, step: float) -> str:
-    """The abort's message: what, the model time and primitive pair, and the ``--trace``
-    window that covers the step it happened in (``step`` [s] the longest step)."""
-    what = {R.ST_PENETRATION: "penetration limit exceeded", R.ST_GEOMETRY: "geometry range",
-            R.ST_HYSTERESIS: "leg hysteresis transition refused",
-            R.ST_START_CONTACT: "the rings touch at t = 0"}.get(status, f"status {status}")
-    pair = int(info[R.INFO_PAIR])
-    t_fail = float(info[R.INFO_T_FAIL])
-    return (f"{what} at t = {t_fail:.6g} s, pair: {R.PAIR_NAMES[pair]} "
-            f"(index {int(info[R.INFO_INDEX])}); to see the steps before it rerun with "
-            f"{rerun_hint(t_fail, step)}")
+def _failure_where(info: np.ndarray) -> str:
+    """Where the kernel stopped: the primitive pair and its index."""
+    return (f"pair: {R.PAIR_NAMES[int(info[R.INFO_PAIR])]}, "
+            f"index {int(info[R.INFO_INDEX])}")
 
 
 def simulate(scenario: Scenario, initial=None, rate: float | None = None,
@@ -437,7 +433,8 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
     traced = None if trace is None else Trace.from_kernel(tr, trn, trace, "peripheral")
     if status != R.ST_OK and raise_on_failure:
         h_max = max(P[R.P_H_SMALL], P[R.P_H_LARGE], P[R.P_H_CAPT], P[R.P_H_SETTLED])
-        exc = SimulationError(_failure_message(status, info, h_max))
+        exc = kernel_failure(status, info[R.INFO_T_FAIL],
+                                          where=_failure_where(info), step=h_max)
         exc.trace = traced
         raise exc
     names = CHANNELS
@@ -445,3 +442,72 @@ def simulate(scenario: Scenario, initial=None, rate: float | None = None,
     events = {n: float(ev[k]) for k, n in enumerate(EVENT_NAMES)}
     return Trajectory(t=channels["t"], channels=channels, events=events, status=int(status),
                       info=info.copy(), trace=traced)
+
+
+#: parameters a row may override -> packed index (initial conditions first)
+PARAMETERS: dict[str, int] = {n: R.P_IC + i for i, n in enumerate(R.IC_NAMES)}
+PARAMETERS.update({
+    "leg_brake_force": R.P_MP + km.MP_FBC,     # both slip forces (symmetric brake)
+    "leg_damping": R.P_MP + km.MP_C,
+    "contact_friction": R.P_LAW + ck.LAW_MU,
+    "contact_stiffness": R.P_LAW + ck.LAW_K,
+    "contact_damping": R.P_LAW + ck.LAW_C,
+    "thrust_x": R.P_THRUST,
+})
+
+#: channels of the telemetry / history file (the momenta are diagnostics)
+FILE_CHANNELS = tuple(n for n in CHANNELS if n != "t"
+                      and not n.startswith(("momentum_", "angular_momentum_")))
+
+
+# --------------------------------------------------------------------------------------------
+class PeripheralBatch(KernelBatch):
+    """The peripheral kernel's batch entry point over parameter vectors of one scenario
+    (:class:`models.batch.KernelBatch`).
+
+    ``leg_brake_force`` [N] sets both slip forces of every leg brake (compression and
+    extension) and the slip deflections derived from them, ``(F_B - F0) / k``, exactly as
+    :meth:`models.peripheral.mechanism.Mechanism.pack` computes them; it applies to the
+    linear absorber only.
+
+    ``t_pre`` [s] adds the free flight before the start (module docstring): :attr:`t` begins
+    at ``-n_pre dt`` with ``n_pre`` = ``t_pre / dt`` rounded up; from ``t = 0`` on the rows
+    are those of the run without it, bit for bit.
+    """
+
+    def __init__(self, scenario: Scenario, parameters: Sequence[str],
+                 channels: Sequence[str] | None = None, *, rate: float | None = None,
+                 duration: float | None = None, t_pre: float = 0.0) -> None:
+        self.packed = pack(scenario, None, rate, duration)
+        n_pre = pre_rows(self.packed.P, t_pre)
+        if "leg_brake_force" in parameters and \
+                self.packed.P[R.P_MP + km.MP_KIND] != km.KIND_LINEAR:
+            raise InputError("applies to the linear leg absorber only", key="leg_brake_force")
+        super().__init__(self.packed.P, self.packed.n_out, PARAMETERS, parameters,
+                         CHANNELS, FILE_CHANNELS if channels is None else channels,
+                         i_dt_out=R.P_DT_OUT, i_t_end=R.P_T_END, n_events=R.N_EV,
+                         n_info=R.NINFO, n_pre=n_pre)
+        self._brake = "leg_brake_force" in self.parameters
+
+    def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
+               ) -> "PeripheralBatch":
+        """The same scenario, parameters, rate and duration with other output ``channels``
+        and / or another free-flight extension ``t_pre`` [s]; shares the packed tables."""
+        other = KernelBatch.derive(self, channels)
+        if t_pre is not None:
+            P = self.P.copy()
+            other.n_pre = pre_rows(P, t_pre)
+            other.P = P
+            other._set_channels(other.channels)
+        return other
+
+    def _complete(self, Pb: np.ndarray) -> None:
+        if not self._brake:
+            return
+        o = R.P_MP
+        Pb[:, o + km.MP_FBT] = Pb[:, o + km.MP_FBC]
+        for f, c in ((km.MP_FBC, km.MP_CSLIP_C), (km.MP_FBT, km.MP_CSLIP_T)):
+            Pb[:, o + c] = (Pb[:, o + f] - Pb[:, o + km.MP_F0]) / Pb[:, o + km.MP_K]
+
+    def _run(self, Pb, out, ev, info, status) -> None:
+        kp.run_batch(Pb, *self.packed.arrays, self.chan, out, ev, info, status)

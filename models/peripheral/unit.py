@@ -3,7 +3,7 @@ channels with units and kinds, parameters, events, the batch runner over its com
 loads and energy from histories, and the analytic first guess of a reconstruction from
 telemetry (the closing velocity from the ring's peak axial stroke).
 
-The physics is :mod:`models._kernels.peripheral`; the readable layer
+The physics is :mod:`models.peripheral._kernels.kernel`; the readable layer
 :mod:`models.peripheral.simulate`. Quantities the probe-cone unit also has carry its names
 (``interface_force_x``, ``energy_dissipated_brake``, ``peak_axial_force``, ...).
 
@@ -11,7 +11,7 @@ The kernel starts at ``t = 0`` with the rings apart; with ``t_pre > 0``
 (:meth:`PeripheralUnit.batch`, :meth:`PeripheralBatch.derive`) its output begins ``t_pre``
 earlier (rounded up to the output grid) with the vehicles' free flight before the start: the
 ring at rest, the flags 0 and the body rates torque-free
-(:func:`models._kernels.peripheral._free_flight_before`), so a reconstruction can fit a record
+(:func:`models.peripheral._kernels.kernel._free_flight_before`), so a reconstruction can fit a record
 whose span begins before the start plane.
 """
 from __future__ import annotations
@@ -23,13 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from models._kernels import contact_layout as ck
-from models._kernels import peripheral as kp
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_run_layout as R
-from models.batch import KernelBatch
-from models.errors import InputError
+from models.peripheral._kernels import run_layout as R
 from models.peripheral import simulate as ps
+from models.peripheral.simulate import FILE_CHANNELS, PARAMETERS, PeripheralBatch
 from models.peripheral.sensors import SENSORS
 from models.trace import Trace, TraceSettings
 from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels, row_last,
@@ -39,36 +35,12 @@ __all__ = ["PeripheralUnit", "PeripheralBatch", "UnitTrajectory", "UNIT", "PARAM
 
 _PI = math.pi
 
-#: parameters a row may override -> packed index (initial conditions first)
-PARAMETERS: dict[str, int] = {n: R.P_IC + i for i, n in enumerate(R.IC_NAMES)}
-PARAMETERS.update({
-    "leg_brake_force": R.P_MP + km.MP_FBC,     # both slip forces (symmetric brake)
-    "leg_damping": R.P_MP + km.MP_C,
-    "contact_friction": R.P_LAW + ck.LAW_MU,
-    "contact_stiffness": R.P_LAW + ck.LAW_K,
-    "contact_damping": R.P_LAW + ck.LAW_C,
-    "thrust_x": R.P_THRUST,
-})
-
 _PARAMETER_UNITS = {
     **{n: ("m" if "pos" in n else "m/s" if "vel" in n else "rad/s" if "rate" in n else "rad")
        for n in R.IC_NAMES},
     "leg_brake_force": "N", "leg_damping": "N*s/m", "contact_friction": "",
     "contact_stiffness": "N/m", "contact_damping": "N*s/m", "thrust_x": "N",
 }
-
-_STATUS = {
-    R.ST_PENETRATION: "penetration exceeded the contact's max_penetration (reduce "
-                      "integration.dt_contact or raise contact.stiffness)",
-    R.ST_GEOMETRY: "a contact detector met a configuration outside its range",
-    R.ST_HYSTERESIS: "a leg's hysteresis element refused a transition (reduce the step)",
-    R.ST_START_CONTACT: "the rings touch at t = 0 (start further out)",
-}
-
-#: channels of the telemetry / history file (the momenta are diagnostics)
-FILE_CHANNELS = tuple(n for n in ps.CHANNELS if n != "t"
-                      and not n.startswith(("momentum_", "angular_momentum_")))
-
 
 def _channels() -> dict[str, Channel]:
     """Every kernel output channel (``t`` aside) with its SI unit, kind and range."""
@@ -110,59 +82,6 @@ def _channels() -> dict[str, Channel]:
     missing = set(ps.CHANNELS) - {"t"} - set(out)
     assert not missing, missing
     return out
-
-
-# --------------------------------------------------------------------------------------------
-class PeripheralBatch(KernelBatch):
-    """The peripheral kernel's batch entry point over parameter vectors of one scenario
-    (:class:`models.batch.KernelBatch`).
-
-    ``leg_brake_force`` [N] sets both slip forces of every leg brake (compression and
-    extension) and the slip deflections derived from them, ``(F_B - F0) / k``, exactly as
-    :meth:`models.peripheral.mechanism.Mechanism.pack` computes them; it applies to the
-    linear absorber only.
-
-    ``t_pre`` [s] adds the free flight before the start (module docstring): :attr:`t` begins
-    at ``-n_pre dt`` with ``n_pre`` = ``t_pre / dt`` rounded up; from ``t = 0`` on the rows
-    are those of the run without it, bit for bit.
-    """
-
-    def __init__(self, scenario: ps.Scenario, parameters: Sequence[str],
-                 channels: Sequence[str] | None = None, *, rate: float | None = None,
-                 duration: float | None = None, t_pre: float = 0.0) -> None:
-        self.packed = ps.pack(scenario, None, rate, duration)
-        n_pre = ps.pre_rows(self.packed.P, t_pre)
-        if "leg_brake_force" in parameters and \
-                self.packed.P[R.P_MP + km.MP_KIND] != km.KIND_LINEAR:
-            raise InputError("applies to the linear leg absorber only", key="leg_brake_force")
-        super().__init__(self.packed.P, self.packed.n_out, PARAMETERS, parameters,
-                         ps.CHANNELS, FILE_CHANNELS if channels is None else channels,
-                         i_dt_out=R.P_DT_OUT, i_t_end=R.P_T_END, n_events=R.N_EV,
-                         n_info=R.NINFO, n_pre=n_pre, status_texts=_STATUS)
-        self._brake = "leg_brake_force" in self.parameters
-
-    def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
-               ) -> "PeripheralBatch":
-        """The same scenario, parameters, rate and duration with other output ``channels``
-        and / or another free-flight extension ``t_pre`` [s]; shares the packed tables."""
-        other = KernelBatch.derive(self, channels)
-        if t_pre is not None:
-            P = self.P.copy()
-            other.n_pre = ps.pre_rows(P, t_pre)
-            other.P = P
-            other._set_channels(other.channels)
-        return other
-
-    def _complete(self, Pb: np.ndarray) -> None:
-        if not self._brake:
-            return
-        o = R.P_MP
-        Pb[:, o + km.MP_FBT] = Pb[:, o + km.MP_FBC]
-        for f, c in ((km.MP_FBC, km.MP_CSLIP_C), (km.MP_FBT, km.MP_CSLIP_T)):
-            Pb[:, o + c] = (Pb[:, o + f] - Pb[:, o + km.MP_F0]) / Pb[:, o + km.MP_K]
-
-    def _run(self, Pb, out, ev, info, status) -> None:
-        kp.run_batch(Pb, *self.packed.arrays, self.chan, out, ev, info, status)
 
 
 @dataclass
@@ -212,7 +131,7 @@ class PeripheralUnit(DockingUnit):
     # capture needs aligned ring planes and latches: one sharp switch; contact may chatter
     clock_events = (("capture", "capture"), ("contact", "first_contact"))
     # the kernel records each of these events at the step its flag rises (kernel
-    # models/_kernels/peripheral.py: the latches and capture stay set once set)
+    # models/peripheral/_kernels/kernel.py: the latches and capture stay set once set)
     flag_events = (("contact", "first_contact"), ("capture", "capture"),
                    *((f"latch_{i + 1}", f"latch_{i + 1}") for i in range(6)))
     sensor_suite = SENSORS

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from models.probe_cone.config import (IC_NAMES, InitialConditions, Scenario)
+from models.unit import IC_NAMES, InitialConditions
+from models.probe_cone.config import Scenario
 from models.probe_cone.simulate import (CHANNEL_UNITS, CHANNELS, EVENT_NAMES, PARAMETERS,
                                         TELEMETRY_CHANNELS, BatchModel, Packed,
                                         SimulationError, Trajectory, pack, simulate)

@@ -2,7 +2,7 @@
 ``benchmarks/bench_docking.py``). Timing only; nothing here is asserted in tests."""
 from __future__ import annotations
 
-from models._kernels import probe_cone as kp
+from models.probe_cone._kernels import kernel as kp
 from models.probe_cone.simulate import BatchModel, pack, simulate
 
 __all__ = ["benchmark"]

@@ -20,10 +20,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from models._kernels import probe_cone_layout as _kl
+from models.probe_cone._kernels import layout as _kl
 from models.errors import InputError
-from models.limits import check_keys, check_range, number
+from models.limits import check_keys, check_range, number, vector
 from models.rigid_body import RigidBody
+from models.unit import IC_NAMES, ContactLaw, InitialConditions, Thrust
 
 __all__ = [
     "IC_NAMES",
@@ -46,30 +47,13 @@ __all__ = [
     "Scenario",
 ]
 
-IC_NAMES = ("rel_pos_x", "rel_pos_y", "rel_pos_z", "rel_vel_x", "rel_vel_y", "rel_vel_z",
-            "rel_roll", "rel_pitch", "rel_yaw", "rel_rate_x", "rel_rate_y", "rel_rate_z")
 
 
 # --------------------------------------------------------------------------------------------
 # dict helpers
 _check_keys = check_keys
 _num = number
-
-
-def _arr(d: Mapping[str, Any], key: str, prefix: str, shape: tuple, default=None) -> np.ndarray:
-    if key not in d:
-        if default is None:
-            raise InputError("missing", key=prefix + key)
-        return np.asarray(default, dtype=float)
-    try:
-        a = np.asarray(d[key], dtype=float)
-    except (TypeError, ValueError):
-        raise InputError("expected numbers", key=prefix + key) from None
-    if shape and a.shape != shape:
-        raise InputError(f"expected shape {shape}, got {a.shape}", key=prefix + key)
-    if not np.all(np.isfinite(a)):
-        raise InputError("must be finite", key=prefix + key)
-    return a
+_arr = vector
 
 
 def _dataclass_from(cls, d: Mapping[str, Any], prefix: str, **special):
@@ -112,54 +96,6 @@ def _element(b: dict, name: str, dof: str, *, brake: bool):
 
 
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class InitialConditions:
-    """Relative state of the active unit frame (AU) in the passive unit frame (PU) at t = 0.
-
-    ``rel_pos_*`` [m]: AU origin in PU axes. ``rel_vel_*`` [m/s]: inertial velocity of the AU
-    origin minus that of the PU origin, in PU axes. ``rel_roll``, ``rel_pitch``, ``rel_yaw``
-    [rad]: ``A_PAU = R_x(roll) R_y(pitch) R_z(yaw)`` (PU -> AU components). ``rel_rate_*``
-    [rad/s]: angular velocity of AU minus that of PU, in PU axes.
-    """
-
-    rel_pos_x: float
-    rel_pos_y: float
-    rel_pos_z: float
-    rel_vel_x: float
-    rel_vel_y: float
-    rel_vel_z: float
-    rel_roll: float
-    rel_pitch: float
-    rel_yaw: float
-    rel_rate_x: float
-    rel_rate_y: float
-    rel_rate_z: float
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any], prefix: str = "initial.") -> "InitialConditions":
-        """All twelve names required, in SI; unknown keys are errors."""
-        _check_keys(d, set(IC_NAMES), prefix)
-        return cls(**{n: _num(d, n, prefix) for n in IC_NAMES})
-
-    def as_array(self) -> np.ndarray:
-        """The twelve values in :data:`IC_NAMES` order."""
-        return np.array([getattr(self, n) for n in IC_NAMES], dtype=float)
-
-    @classmethod
-    def from_array(cls, a) -> "InitialConditions":
-        a = np.asarray(a, dtype=float).reshape(-1)
-        if a.size != 12:
-            raise InputError("expected 12 initial conditions")
-        return cls(**dict(zip(IC_NAMES, map(float, a))))
-
-    def mirrored_y(self) -> "InitialConditions":
-        """Mirror image in the plane y = 0 of PU: polar vectors flip y, axial vectors (angles,
-        rates) flip x and z."""
-        a = self.as_array()
-        sign = np.array([1, -1, 1, 1, -1, 1, -1, 1, -1, -1, 1, -1], dtype=float)
-        return InitialConditions.from_array(a * sign)
-
-
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class AxialAbsorber:
@@ -460,7 +396,7 @@ class AlignmentRollers:
 
 def housing_primitives(pads: "LimiterPads", rollers: "AlignmentRollers") -> np.ndarray:
     """Packed housing contact primitives (kernel layout ``HC_*``) and their reach [m]."""
-    from models._kernels import probe_cone_layout as L
+    from models.probe_cone._kernels import layout as L
 
     n = pads.segments.shape[0] + rollers.centres.shape[0]
     hc = np.zeros((n, L.HC_SIZE))
@@ -609,63 +545,11 @@ class Slots:
 
 
 @dataclass(frozen=True)
-class ContactLaw:
-    """Penalty law (digest §5): ``stiffness`` k_S [N/m], ``damping`` c_D [N s/m] (or
-    [N s/m^2] for Hunt-Crossley), ``friction`` k_Fr [-], ``friction_velocity`` v_eps [m/s],
-    ``model`` ("linear" = the paper, or "hunt-crossley"), ``max_penetration`` [m]."""
-
-    stiffness: float
-    damping: float
-    friction: float
-    friction_velocity: float
-    max_penetration: float
-    model: str = "linear"
-
-    def law(self):
-        """The :class:`models.contact.force.ContactLaw` of the contact library."""
-        from models.contact.force import ContactLaw as _Law
-
-        return _Law(stiffness=self.stiffness, damping=self.damping, friction=self.friction,
-                    slip_regularization=self.friction_velocity, model=self.model)
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "ContactLaw":
-        p = "contact."
-        _check_keys(d, {"stiffness", "damping", "friction", "friction_velocity", "model",
-                        "max_penetration", "source"}, p)
-        model = d.get("model", "linear")
-        if model not in ("linear", "hunt-crossley"):
-            raise InputError("expected 'linear' or 'hunt-crossley'", key=p + "model")
-        return cls(stiffness=_num(d, "stiffness", p, positive=True),
-                   damping=_num(d, "damping", p, nonneg=True),
-                   friction=_num(d, "friction", p, nonneg=True),
-                   friction_velocity=_num(d, "friction_velocity", p, 1e-3, positive=True),
-                   max_penetration=_num(d, "max_penetration", p, positive=True),
-                   model=model)
-
-
-@dataclass(frozen=True)
-class Thrust:
-    """Constant thrust of the active vehicle, body axes ``force`` [N], on ``[start, stop)`` [s]."""
-
-    force: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    start: float = 0.0
-    stop: float = 0.0
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Thrust":
-        p = "thrust."
-        _check_keys(d, {"force", "start", "stop", "source"}, p)
-        return cls(force=_arr(d, "force", p, (3,), np.zeros(3)),
-                   start=_num(d, "start", p, 0.0), stop=_num(d, "stop", p, 0.0))
-
-
-@dataclass(frozen=True)
 class Integration:
     """RK4 steps ``dt_contact`` (within ``gap_margin`` [m] of contact) and ``dt_free`` [s],
     ``dt_captured`` [s] after capture (default ``dt_contact``), ``duration`` [s],
     ``output_rate`` [Hz], and ``implicit_friction``: where the head's contact friction is
-    integrated implicitly (linearized, :func:`models._kernels.probe_cone_stage._implicit_head`)
+    integrated implicitly (linearized, :func:`models.probe_cone._kernels.stage._implicit_head`)
     instead of explicitly: ``"never"`` (default), ``"captured"`` (the steps after capture) or
     ``"always"``.
 

@@ -1,7 +1,7 @@
 """Readable entry points of the probe-cone docking model: ``pack``, ``simulate``, ``Trajectory``
 and the batch evaluator used by the reconstruction.
 
-The physics is all in :mod:`models._kernels.probe_cone` (one compiled time loop); this module
+The physics is all in :mod:`models.probe_cone._kernels.kernel` (one compiled time loop); this module
 builds its packed arrays once from a :class:`~models.probe_cone.config.Scenario`, runs it and
 names the output. With ``trace=TraceSettings(t0, t1, groups)`` :func:`simulate` also records
 every selected routine per RK4 stage in that window (:mod:`models.trace`), returned as
@@ -13,7 +13,7 @@ Packed parameter vector (the reconstruction's contract)
 entry can be overridden per evaluation by name with :data:`PARAMETERS`:
 
 * the 12 initial conditions ``rel_pos_x`` ... ``rel_rate_z`` (SI, see
-  :class:`~models.probe_cone.config.InitialConditions`);
+  :class:`~models.unit.InitialConditions`);
 * ``brake_slip_force`` [N]: slip threshold of the axial friction brake (the brake element's
   table is rebuilt inside the kernel, keeping the stiff segment slopes);
 * ``axial_spring_scale``, ``lateral_spring_scale`` [-]: factors on the forces of the axial
@@ -37,13 +37,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from models import errors as models_errors
 from models.batch import KernelBatch
-from models.errors import InputError
-from models.trace import Trace, TraceSettings, arm, rerun_hint
-from models._kernels import probe_cone as kp
-from models.probe_cone.config import (IC_NAMES, IMPLICIT_FRICTION, InitialConditions, Scenario,
-                                     housing_primitives)
+from models.errors import InputError, SimulationError
+from models.trace import Trace, TraceSettings, arm, kernel_failure
+from models.probe_cone._kernels import kernel as kp
+from models.unit import IC_NAMES, InitialConditions
+from models.probe_cone.config import IMPLICIT_FRICTION, Scenario, housing_primitives
 
 __all__ = [
     "Packed",
@@ -117,30 +116,6 @@ PARAMETERS.update({
     "bending_damping": kp.P_CB,
     "housing_inertia": kp.P_JM,
 })
-
-_STATUS = {
-    kp.ST_PENETRATION: "penetration exceeded the contact's max_penetration (reduce "
-                       "integration.dt_contact or raise contact.stiffness)",
-    kp.ST_GEOMETRY: "a contact closed form was used outside its validity range",
-    kp.ST_HYSTERESIS: "illegal hysteresis state transition (reduce the step or enlarge the "
-                      "common first segment)",
-    kp.ST_BAD_TABLE: "the brake slip force is not above the spring-stage nodes",
-    kp.ST_START_CONTACT: "the unit is in contact at the start of the simulation, so there is "
-                         "no free flight to extend backwards (start further out)",
-}
-
-
-class SimulationError(models_errors.SimulationError):
-    """The kernel stopped (penetration exceeded, geometry range, hysteresis logic)."""
-
-    def __init__(self, status: int, t: float, detail: str = "", step: float = 0.0) -> None:
-        self.status = int(status)
-        self.t = float(t)
-        super().__init__(f"simulation stopped at t = {t:.6f} s: {_STATUS.get(status, status)}"
-                         + (f" ({detail})" if detail else "")
-                         + f"; to see the steps before it rerun with {rerun_hint(t, step)}")
-        self.trace: Trace | None = None
-
 
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -382,7 +357,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
     if st != kp.ST_OK:
         detail = f"element {int(info[kp.INFO_ELEMENT])}" if st == kp.ST_HYSTERESIS else ""
         h_max = max(P[kp.P_H_SMALL], P[kp.P_H_LARGE], P[kp.P_H_CAPT])
-        exc = SimulationError(st, info[kp.INFO_T_FAIL], detail, h_max)
+        exc = kernel_failure(st, info[kp.INFO_T_FAIL], where=detail, step=h_max)
         exc.trace = traced
         raise exc
     res = _unpack(out, ev, info)
@@ -410,7 +385,7 @@ class BatchModel(KernelBatch):
         Free-flight extension before the start [s]: :attr:`t` begins at ``-t_pre`` (rounded
         to the output grid), and before ``t = 0`` the sensor channels are those of the unit at
         rest and the body rates are propagated backwards (torque-free), the other channels NaN
-        (``models._kernels.probe_cone._free_flight_before``).
+        (``models.probe_cone._kernels.kernel._free_flight_before``).
 
     Examples
     --------
@@ -435,7 +410,7 @@ class BatchModel(KernelBatch):
         super().__init__(P, packed.n_out, PARAMETERS, parameters, CHANNELS,
                          tuple(channels) if channels is not None else TELEMETRY_CHANNELS,
                          i_dt_out=kp.P_DT_OUT, i_t_end=kp.P_T_END, n_events=kp.N_EV,
-                         n_info=kp.NINFO, n_pre=n_pre, status_texts=_STATUS)
+                         n_info=kp.NINFO, n_pre=n_pre)
 
     def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
                ) -> "BatchModel":

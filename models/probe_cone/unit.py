@@ -2,7 +2,7 @@
 with units and kinds, parameters, events, loads and energy from histories, and the analytic
 first guess of a reconstruction.
 
-The physics is :mod:`models._kernels.probe_cone`; the readable layer
+The physics is :mod:`models.probe_cone._kernels.kernel`; the readable layer
 :mod:`models.probe_cone.simulate`.
 """
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from models.probe_cone.config import IC_NAMES, InitialConditions, Scenario
+from models.unit import IC_NAMES, InitialConditions
+from models.probe_cone.config import Scenario
 from models.probe_cone.sensors import SENSORS
 from models.probe_cone.simulate import CHANNELS, EVENT_NAMES, PARAMETERS, BatchModel, simulate
 from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels,

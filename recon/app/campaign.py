@@ -417,7 +417,7 @@ def reconstruct_one(spec, out: str) -> dict:
     def stamped(res) -> dict:
         stamp.update(status=res.status, reason=res.status_reason, warnings=list(res.warnings),
                      wall_s=round(time.time() - t0, 2))
-        return {FLIGHT_STAMP: stamp}
+        return {FLIGHT_STAMP: {"kind": "campaign_flight", **stamp}}
 
     try:
         with _flight_logs(spec.name):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.build import register_builder
 from reports.builders.campaign import parameter_figures, read_catalog
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 from reports.figures import new_figure
@@ -191,6 +190,3 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
     title = "Calibration study" + (" (coverage low)" if low else "")
     return Report(title=title, subtitle=f"{n} flights, seed {doc.get('seed')}",
                   date=report_date(), sections=tuple(sections))
-
-
-register_builder("calibration", build_calibration_report)

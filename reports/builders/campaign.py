@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.build import register_builder
 from reports.builders._common import display, fmt
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 from reports.figures import new_figure
@@ -213,6 +212,3 @@ def build_campaign_report(doc: dict, path: Path) -> Report:
     title = "Docking reconstruction campaign" + (" (with failures)" if bad else "")
     return Report(title=title, subtitle=str(directory.name), date=report_date(),
                   sections=tuple(sections))
-
-
-register_builder("campaign", build_campaign_report)

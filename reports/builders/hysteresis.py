@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.build import register_builder
 from reports.builders._common import parameter_table
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 
@@ -51,6 +50,3 @@ def build_hysteresis_report(data: dict, path: Path) -> Report:
     sections.append(Section("Settings and versions", (Table(("item", "value"), rows),)))
     return Report(title="Static hysteresis test identification", subtitle=record.name,
                   date=report_date(), sections=tuple(sections))
-
-
-register_builder("hysteresis_fit", build_hysteresis_report)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.build import register_builder
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 from reports.figures import new_figure
 from reports.builders._common import (channel_figures, display, fmt, interval, parameter_table,
@@ -548,7 +547,3 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
         title += " (with warnings)"
     return Report(title=title, subtitle=f"{Path(str(tel)).name or directory.name}",
                   date=report_date(), sections=tuple(sections))
-
-
-register_builder("reconstruction", build_reconstruction_report,
-                 signature=("parameters", "diagnostics", "loads"))

@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 
 from models.errors import InputError
-from reports.build import register_builder
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 
 log = logging.getLogger(__name__)
@@ -230,7 +229,3 @@ def build_resonance_report(data: dict, path: Path) -> Report:
                   subtitle=f"{Path(str(settings.get('record', path))).name} — one mode, "
                            "Abel inversion of the amplitude sequence",
                   date=report_date(), sections=sections)
-
-
-register_builder("resonance", build_resonance_report,
-                 signature=("restoring_force", "amplitude_sequence"))

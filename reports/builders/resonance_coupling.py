@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 
 from models.errors import InputError
-from reports.build import register_builder
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 
 log = logging.getLogger(__name__)
@@ -109,6 +108,3 @@ def build_coupling_report(data: dict, path: Path) -> Report:
                   Section("Settings and versions", (
                       Table(("setting", "value"), flat, caption="Settings"),
                       Table(("package", "version"), vers, caption="Versions")))))
-
-
-register_builder("resonance_coupling", build_coupling_report)

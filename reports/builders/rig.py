@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 
-from reports.build import register_builder
 from reports.builders._common import (channel_figures, missing_note, parameter_table, read_fit,
                                       residual_figure)
 from reports.document import Paragraph, Report, Section, Summary, Table, report_date
@@ -55,6 +54,3 @@ def build_rig_report(data: dict, path: Path) -> Report:
         Paragraph(str(data.get("settings", {})), "note"), Table(("item", "value"), rows))))
     return Report(title="Hydraulic test-rig identification", subtitle=Path(str(data.get("record", ""))).name,
                   date=report_date(), sections=tuple(sections))
-
-
-register_builder("rig", build_rig_report)

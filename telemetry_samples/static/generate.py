@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from identification.hysteresis_fit import (element_from_parameters,  # noqa: E402
                                            parameter_values)
 from models.hysteresis import element_from_dict, pack_elements  # noqa: E402
-from identification.provenance import versions
+from identification.provenance import versions  # noqa: E402
 from recon.io import write_json, write_table  # noqa: E402
 
 SEED = 20260521

@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 
 from models import hydraulic as H
 from models._kernels import hydraulic as K
-from models._kernels import rigid as R
+from models._kernels.rigid_body import body_to_inertial
 from models.errors import InputError
 
 AREA_A = math.pi * 0.025 ** 2
@@ -255,15 +255,15 @@ def test_literal_update_chatters_where_robust_settles():
 # sequential impulses (digest H10, H11) and the multi-rate scheme (acceptance)
 # ---------------------------------------------------------------------------------------------
 def _random_pair(rng):
-    bodies = np.zeros((2, R.N_BODY))
+    bodies = np.zeros((2, K.N_BODY))
     for b in range(2):
-        bodies[b, R.B_INVM] = 1 / rng.uniform(5, 50)
-        bodies[b, R.B_IINV:R.B_IINV + 3] = 1 / rng.uniform(1, 10, 3)
-        bodies[b, R.B_POS:R.B_POS + 3] = rng.normal(size=3)
+        bodies[b, K.B_INVM] = 1 / rng.uniform(5, 50)
+        bodies[b, K.B_IINV:K.B_IINV + 3] = 1 / rng.uniform(1, 10, 3)
+        bodies[b, K.B_POS:K.B_POS + 3] = rng.normal(size=3)
         q = rng.normal(size=4)
-        bodies[b, R.B_Q:R.B_Q + 4] = q / np.linalg.norm(q)
-        bodies[b, R.B_VEL:R.B_VEL + 3] = rng.normal(size=3)
-        bodies[b, R.B_OMEGA:R.B_OMEGA + 3] = rng.normal(size=3)
+        bodies[b, K.B_Q:K.B_Q + 4] = q / np.linalg.norm(q)
+        bodies[b, K.B_VEL:K.B_VEL + 3] = rng.normal(size=3)
+        bodies[b, K.B_OMEGA:K.B_OMEGA + 3] = rng.normal(size=3)
     geo = np.zeros(K.N_GEO)
     geo[K.G_PI:K.G_PI + 3] = rng.normal(size=3) * 0.3
     geo[K.G_PJ:K.G_PJ + 3] = rng.normal(size=3) * 0.3
@@ -276,12 +276,12 @@ def _momenta(bodies):
     lin = np.zeros(3)
     ang = np.zeros(3)
     for b in bodies:
-        m = 1 / b[R.B_INVM]
-        rot = np.asarray(R.quat_to_matrix(b[R.B_Q:R.B_Q + 4]))
-        inertia = rot @ np.diag(1 / b[R.B_IINV:R.B_IINV + 3]) @ rot.T
-        lin += m * b[R.B_VEL:R.B_VEL + 3]
-        ang += np.cross(b[R.B_POS:R.B_POS + 3], m * b[R.B_VEL:R.B_VEL + 3])
-        ang += inertia @ b[R.B_OMEGA:R.B_OMEGA + 3]
+        m = 1 / b[K.B_INVM]
+        rot = np.asarray(body_to_inertial(b[K.B_Q:K.B_Q + 4]))
+        inertia = rot @ np.diag(1 / b[K.B_IINV:K.B_IINV + 3]) @ rot.T
+        lin += m * b[K.B_VEL:K.B_VEL + 3]
+        ang += np.cross(b[K.B_POS:K.B_POS + 3], m * b[K.B_VEL:K.B_VEL + 3])
+        ang += inertia @ b[K.B_OMEGA:K.B_OMEGA + 3]
     return lin, ang
 
 
@@ -314,11 +314,11 @@ def test_piston_row_is_exact_and_conserves_momentum(axis_mode):
 
 def test_effective_mass_along_axis():
     # digest H11: r_j parallel to n, fixed body i: K = 1/m_j (+ 1/m in the piston row)
-    bodies = np.zeros((2, R.N_BODY))
-    bodies[:, R.B_Q] = 1.0
-    bodies[1, R.B_INVM] = 1 / 80.0
-    bodies[1, R.B_IINV:R.B_IINV + 3] = 0.5
-    bodies[1, R.B_POS:R.B_POS + 3] = (0.0, 0.0, 1.0)
+    bodies = np.zeros((2, K.N_BODY))
+    bodies[:, K.B_Q] = 1.0
+    bodies[1, K.B_INVM] = 1 / 80.0
+    bodies[1, K.B_IINV:K.B_IINV + 3] = 0.5
+    bodies[1, K.B_POS:K.B_POS + 3] = (0.0, 0.0, 1.0)
     geo = np.zeros(K.N_GEO)
     geo[K.G_PJ + 2] = -0.4
     geo[K.G_AXIS + 2] = 1.0

@@ -1,6 +1,7 @@
 """The numba cache guard of :mod:`models._kernels`: an edit of a kernel module that a cached
 kernel only *calls* (numba checks only the file that defines the cached function) still
-recompiles the kernel.
+recompiles the kernel, in the shared kernel package and in a docking unit's own
+(``models/<unit>/_kernels``).
 
 Each check runs in a copy of ``models/`` in a temporary directory, in fresh subprocesses (a
 cached kernel is loaded only at the first call of a process). The cached entry point is
@@ -125,12 +126,17 @@ def test_processes_importing_at_once_after_an_edit_all_see_it(tmp_path):
 
 
 def test_kernels_import_only_kernel_modules():
-    # the guard hashes models/_kernels/*.py only: a kernel must not call a compiled function
+    # the guard hashes the kernel packages only: a kernel must not call a compiled function
     # defined anywhere else (this would escape the guard)
     import ast
 
+    from models._kernels import kernel_dirs
+
     allowed = {"__future__", "math", "numpy", "numba"}
-    for path in sorted((MODELS / "_kernels").glob("*.py")):
+    packages = tuple(".".join(d.relative_to(MODELS.parent).parts) for d in kernel_dirs())
+    paths = [p for d in kernel_dirs() for p in sorted(d.glob("*.py"))]
+    assert len(paths) > 30
+    for path in paths:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -140,5 +146,51 @@ def test_kernels_import_only_kernel_modules():
                 continue
             for name in names:
                 top = name.split(".")[0]
-                assert (name == "models._kernels" or name.startswith("models._kernels.")
-                        or top in allowed or top in sys.stdlib_module_names), (path.name, name)
+                assert (any(name == k or name.startswith(k + ".") for k in packages)
+                        or top in allowed or top in sys.stdlib_module_names), (path, name)
+
+
+UNIT_PROBE = textwrap.dedent("""
+    import json
+    import numpy as np
+    from models._kernels import numba_cache_dir
+    from models.peripheral._kernels.kernel import _sensed as f
+    # three capture sensors: stroke (column SO_DELTA = 0) none, force (column 1) positive
+    so = np.zeros((3, 5))
+    so[:, 1] = 1.0
+    print(json.dumps({"sensed": bool(f(so)), "hits": sum(f.stats.cache_hits.values()),
+                      "misses": sum(f.stats.cache_misses.values()),
+                      "cache": str(numba_cache_dir(f))}))
+""")
+
+
+def test_editing_a_units_kernel_module_recompiles_the_units_cached_caller(tmp_path):
+    """In a unit's folder: ``kernel._sensed`` (cached in ``models/peripheral/_kernels``) reads
+    the column ``latch.SO_DELTA`` of another module of the same folder. Moving that column
+    to 1 (the force, positive here) makes it see a sensor that touches: stale without the
+    guard, fresh with it."""
+    root = _copy(tmp_path)
+
+    def run(guard=True):
+        out = subprocess.run([sys.executable, "-c", UNIT_PROBE], cwd=root,
+                             env=_env(root, None, guard), capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    first = run()
+    assert (first["sensed"], first["misses"]) == (False, 1)
+    cache = Path(first["cache"])
+    assert cache == root / "models" / "peripheral" / "_kernels" / "__pycache__"
+    assert (cache / STAMP_NAME).is_file()
+    assert run()["hits"] == 1                       # unchanged sources: loaded from the cache
+    latch = root / "models" / "peripheral" / "_kernels" / "latch.py"
+    src = latch.read_text()
+    old = "SO_DELTA = 0 "
+    assert src.count(old) == 1
+    latch.write_text(src.replace(old, "SO_DELTA = 1 "))
+    stale = run(guard=False)
+    assert (stale["sensed"], stale["hits"]) == (False, 1)
+    fresh = run()
+    assert (fresh["sensed"], fresh["misses"]) == (True, 1)
+    assert run()["hits"] == 1

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from models.peripheral.simulate import load_scenario, simulate
-from models.probe_cone.config import InitialConditions
+from models.unit import InitialConditions
 
 DURATION = 10.0
 

@@ -4,7 +4,7 @@ gives the mirrored wrench.
 Both rings are the same design: the passive tables are the active ones turned by the half-turn
 ``T = diag(-1, -1, 1)`` (:data:`models.peripheral.geometry.ANDROGYNOUS_TURN`, checked equal
 to 1e-12 in ``test_peripheral_geometry.py``). So the kernel's contact stage
-(:func:`models._kernels.peripheral_stage._ring_contacts`) must give the same forces whichever
+(:func:`models.peripheral._kernels.stage._ring_contacts`) must give the same forces whichever
 ring plays "active" (pose ``(c, R)`` relative to PU, twist) and which "passive" (at PU).
 
 Swap map (derivation; ``x_R = R (p - c)`` takes a PU point ``p`` to active ring axes):
@@ -35,12 +35,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_latch as pl
+from models.peripheral._kernels import latch as pl
 from models._kernels import trace_layout as TL
 from models._kernels.contact_layout import TW_O, TW_V, TW_W
-from models._kernels.peripheral_run_layout import ST_OK
-from models._kernels.peripheral_stage import (
-    M_APR, M_I, NM, NSC, SC_ACC, SC_TWP, SC_TWR, _ring_contacts, ring_bounds)
+from models.peripheral._kernels.run_layout import ST_OK
+from models.peripheral._kernels.stage import (M_APR, M_I, NM, NSC, SC_ACC, SC_TWP, SC_TWR,
+                                              _ring_contacts, ring_bounds)
 from models.peripheral.geometry import ANDROGYNOUS_TURN as T
 from models.peripheral.simulate import load_scenario, pack
 

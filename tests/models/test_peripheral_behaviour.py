@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models.peripheral.simulate import load_scenario, pack, simulate
-from models.probe_cone.config import InitialConditions
+from models.unit import InitialConditions
 
 F0, KL, LEN, RA, RMIN, ELEV = 20.0, 2000.0, 0.045, 0.47, 0.50, math.radians(30.0)
 S_TRIG = LEN - (RMIN - RA) / math.cos(ELEV)

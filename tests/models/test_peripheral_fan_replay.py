@@ -31,11 +31,11 @@ import pytest
 from numba import njit
 
 from models._kernels import contact_layout as ck
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models._kernels import trace_layout as TL
 from models._kernels.contact_segments import fan_search, fan_vs_circle
 from models.peripheral.simulate import load_scenario, simulate
-from models.probe_cone.config import InitialConditions
+from models.unit import InitialConditions
 from models.trace import TraceSettings
 
 

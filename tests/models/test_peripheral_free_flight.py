@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models.peripheral import simulate as ps
 from models.unit import get_unit
 

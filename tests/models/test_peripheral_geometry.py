@@ -18,7 +18,7 @@ from scipy.spatial.transform import Rotation
 
 from models._kernels import contact as K
 from models._kernels import contact_layout as ck
-from models._kernels import peripheral_layout as L
+from models.peripheral._kernels import layout as L
 from models.errors import InputError
 from models.peripheral.config import PeripheralConfig, RingDesign, RingGeometry
 from models.peripheral.geometry import (ANDROGYNOUS_TURN, Geometry, build_geometry,

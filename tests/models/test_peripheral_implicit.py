@@ -1,5 +1,5 @@
 """The implicit ring-ring contact terms of the peripheral kernel
-(models/_kernels/peripheral_implicit.py): the velocity Jacobian of one contact against the
+(models/peripheral/_kernels/implicit.py): the velocity Jacobian of one contact against the
 contact law by central differences, its 6 x 6 form on the ring, and the linear solve of the
 wrench correction against numpy."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from models._kernels import contact_layout as ck
-from models._kernels import peripheral_implicit as pi
+from models.peripheral._kernels import implicit as pi
 from models._kernels.contact_force import contact_force
 
 

@@ -1,6 +1,6 @@
 """Peripheral latches with mass, stops, capture sensors and capture logic (digest 9.1, 9.7, 9.8):
 closed forms, brute force and exact energy ledgers against the kernels of
-:mod:`models._kernels.peripheral_latch`."""
+:mod:`models.peripheral._kernels.latch`."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_latch as K
+from models.peripheral._kernels import latch as K
 from models._kernels.contact_layout import CONTACT, NONE, PENETRATION_EXCEEDED, TW_SIZE
 from models.errors import InputError
 from models.peripheral import latches as L

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_mechanism as km
+from models.peripheral._kernels import mechanism as km
 from models.errors import InputError, SimulationError
 from models.peripheral.mechanism import (ILLUSTRATIVE, Mechanism, leg_lengths,
                                          pose_from_leg_lengths, ready_pose)

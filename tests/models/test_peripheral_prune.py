@@ -13,15 +13,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_run_layout as R
-from models._kernels import peripheral_stage as S
+from models.peripheral._kernels import mechanism as km
+from models.peripheral._kernels import run_layout as R
+from models.peripheral._kernels import stage as S
 from models._kernels import trace_layout as TL
 from models._kernels.contact_layout import C_SIZE, NONE
 from models._kernels.contact_segments import segment_vs_circle
-from models._kernels.peripheral import initial_state
+from models.peripheral._kernels.kernel import initial_state
 from models.peripheral.simulate import load_scenario, pack, simulate
-from models.probe_cone.config import InitialConditions
+from models.unit import InitialConditions
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models.peripheral.simulate import load_scenario, simulate
 from models.trace import TraceSettings
 

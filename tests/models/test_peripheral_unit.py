@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from models._kernels import peripheral_run_layout as R
+from models.peripheral._kernels import run_layout as R
 from models.errors import InputError
 from models.peripheral import simulate as ps
-from models.peripheral.unit import PeripheralBatch
+from models.peripheral.simulate import PeripheralBatch
 from models.unit import all_channels, get_unit
 
 U = get_unit("peripheral")

@@ -11,7 +11,7 @@ import pytest
 from models.errors import InputError
 from models.probe_cone import (BatchModel, InitialConditions, Scenario, load_preset, pack,
                                simulate)
-from models.probe_cone.config import IC_NAMES
+from models.unit import IC_NAMES
 
 
 @pytest.fixture(scope="module")
@@ -318,7 +318,7 @@ def test_free_flight_extension_matches_an_earlier_start(scn):
                           rel_pitch=0.0, rel_yaw=0.0)  # head 3 mm into the interface plane
     out, _, status = BatchModel(scn, touching, parameters=["rel_vel_x"], channels=["stroke"],
                                 duration=0.5, t_pre=0.5).evaluate(np.array([[0.2]]))
-    from models._kernels import probe_cone as kp
+    from models.probe_cone._kernels import kernel as kp
 
     assert status[0] == kp.ST_START_CONTACT
 

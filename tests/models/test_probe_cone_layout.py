@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from models._kernels import probe_cone_layout as L
+from models.probe_cone._kernels import layout as L
 
 KERNELS = Path(L.__file__).parent
 

@@ -13,9 +13,9 @@ import scipy.linalg as sl
 from scipy.optimize import least_squares
 
 from models._kernels import contact as ck
-from models._kernels import probe_cone as kp
-from models._kernels.probe_cone_layout import _housing_rot
-from models._kernels.probe_cone_stage import _housing_contacts
+from models.probe_cone._kernels import kernel as kp
+from models.probe_cone._kernels.layout import _housing_rot
+from models.probe_cone._kernels.stage import _housing_contacts
 from models.errors import InputError
 from models.probe_cone import Scenario, load_preset, pack, preset_path, simulate
 from models.probe_cone.config import AlignmentRollers, LimiterPads
@@ -151,9 +151,9 @@ def _stage(scn, seed):
     """A random contact-free state (mechanism deflected and moving, vehicles turning) and
     the kernel's stage derivative at it: (P, y, dy)."""
     from models._kernels import hysteresis as hk
-    from models._kernels.probe_cone import initial_state
-    from models._kernels.probe_cone_layout import apply_slip_force
-    from models._kernels.probe_cone_stage import _rhs
+    from models.probe_cone._kernels.kernel import initial_state
+    from models.probe_cone._kernels.layout import apply_slip_force
+    from models.probe_cone._kernels.stage import _rhs
     from models._kernels.rigid_body import quat_to_dcm
 
     rng = np.random.default_rng(seed)

@@ -126,7 +126,7 @@ def test_abort_names_time_pair_and_the_window_that_traces_it(scn):
     with pytest.raises(SimulationError) as ei:
         ps.simulate(bad, duration=DURATION)
     msg = str(ei.value)
-    m = re.search(r"at t = ([0-9.e+-]+) s, pair: (.+) \(index (-?\d+)\); .*"
+    m = re.search(r"at t = ([0-9.e+-]+) s: .*\(pair: (.+), index (-?\d+)\); .*"
                   r"rerun with --trace ([0-9.e+-]+):([0-9.e+-]+)", msg)
     assert m, msg
     t_fail = float(m.group(1))
@@ -212,7 +212,7 @@ def test_rerun_hint_covers_the_span_before_and_the_failing_step(t_fail, step):
 
 def test_peripheral_contact_routine_codes_are_the_pair_codes():
     """The stage writes each contact row with the unit's PAIR_* code as its routine code."""
-    from models._kernels import peripheral_run_layout as R
+    from models.peripheral._kernels import run_layout as R
 
     for name in ("FAN_ACTIVE", "FAN_PASSIVE", "EDGE_EDGE", "EDGE_ACTIVE_CIRCLE",
                  "EDGE_PASSIVE_CIRCLE", "POINT_PASSIVE_PLANE", "POINT_ACTIVE_PLANE"):

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from models.probe_cone import preset_path
-from models.probe_cone.config import IC_NAMES
+from models.unit import IC_NAMES
 from recon.app.cli import cli
 
 REF = str(preset_path("reference"))

@@ -16,8 +16,11 @@ def test_resonance_command_writes_the_schema(tmp_path):
                                    "--output", str(out)])
     assert res.exit_code == 0, res.output
     d = json.loads(out.read_text())
-    assert set(d) == {"restoring_force", "damping", "amplitude_sequence", "jumps", "gaps",
-                      "bands", "refinement_policy", "settings", "versions"}
+    assert set(d) == {"kind", "status", "status_reason", "warnings", "parameters",
+                      "diagnostics", "restoring_force", "damping", "amplitude_sequence",
+                      "jumps", "gaps", "bands", "refinement_policy", "settings", "versions",
+                      "seed", "files"}
+    assert d["kind"] == "resonance" and d["status"] == "ok"
     x = np.array(d["restoring_force"]["x"])
     b = np.array(d["amplitude_sequence"]["b"])
     assert x[0] == -b[-1] and x[-1] == b[-1]  # x spans [-b_max, b_max]

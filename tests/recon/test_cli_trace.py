@@ -52,7 +52,8 @@ def test_abort_message_proposes_the_window_and_the_rerun_writes_its_trace(tmp_pa
                                  "--duration", "0.75"])
     assert r.exit_code == 2, r.output
     line = r.stderr.strip()
-    assert len(line.splitlines()) == 1 and "penetration limit exceeded at t = " in line
+    assert len(line.splitlines()) == 1 and "simulation stopped at t = " in line
+    assert "penetration exceeded" in line and "pair: " in line
     m = re.search(r"--trace ([0-9.e+-]+:[0-9.e+-]+)", line)
     assert m, line
     tp = tmp_path / "abort.trace.parquet"

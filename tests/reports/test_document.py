@@ -98,4 +98,8 @@ def test_report_command_errors_are_one_line(tmp_path):
     foreign = tmp_path / "x.json"
     foreign.write_text('{"hello": 1}')
     unknown = CliRunner().invoke(cli, ["report", str(foreign)])
-    assert unknown.exit_code == 2 and "unknown result kind" in unknown.stderr
+    assert unknown.exit_code == 2 and "no 'kind'" in unknown.stderr
+    other = tmp_path / "y.json"
+    other.write_text('{"kind": "horoscope"}')
+    unknown = CliRunner().invoke(cli, ["report", str(other)])
+    assert unknown.exit_code == 2 and "unknown result kind 'horoscope'" in unknown.stderr

@@ -10,24 +10,22 @@ import numpy as np
 from click.testing import CliRunner
 
 from recon.app.cli import cli
-from reports.build import result_kind
+from reports.builders import BUILDERS
 from reports.document import Figure, Summary, Table
 
 DATA = Path(__file__).parent / "data" / "resonance_jump.json"
 
 
 def _build():
-    import reports.builders  # noqa: F401
     from reports.builders.resonance import build_resonance_report
 
     return json.loads(DATA.read_text()), build_resonance_report(json.loads(DATA.read_text()),
                                                                 DATA)
 
 
-def test_kind_is_found_by_signature():
-    import reports.builders  # noqa: F401
-
-    assert result_kind(json.loads(DATA.read_text())) == "resonance"
+def test_the_result_names_its_kind_and_the_report_has_its_builder():
+    kind = json.loads(DATA.read_text())["kind"]
+    assert kind == "resonance" and kind in BUILDERS
 
 
 def test_sections_figures_and_summary_numbers_equal_the_file():

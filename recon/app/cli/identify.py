@@ -206,9 +206,8 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
     With --added-mass B --delta-mass M the reduced mass is identified first from RECORD and
     B (the same mode with M attached, run at another frequency) and used for the curves.
     """
-    from identification.provenance import versions
-    from recon.io import write_json
-    from identification.resonance.pipeline import added_mass, resonance_output
+    from identification.resonance.pipeline import added_mass, identify_resonance
+    from recon.results import write_result
 
     if (added is None) != (delta_mass is None):
         raise InputError("--added-mass and --delta-mass go together", source="--added-mass")
@@ -218,7 +217,7 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
     t, x, f = _read_resonance_record(record)
     mu = 1.0 if mass is None else mass
     nu, seq = _sequence(record, t, x, f, frequency, mu, periods, skip, rel_step)
-    extra = {}
+    am = None
     if added is not None:
         tb, xb, fb = _read_resonance_record(added)
         nu_b, seq_b = _sequence(added, tb, xb, fb, frequency_b, mu, periods, skip, rel_step)
@@ -227,30 +226,28 @@ def identify_resonance_cmd(record, frequency, mass, added, delta_mass, rho, freq
         except InputError as exc:
             raise exc.with_source(f"{record}, {added}")
         mu = am["reduced_mass"]["map"]
-        extra["added_mass"] = {**am, "record_b": str(added)}
+        am = {**am, "record_b": str(added)}
         say(f"reduced mass {mu:.5g} kg, 95 % [{am['reduced_mass']['ci95'][0]:.5g}, "
             f"{am['reduced_mass']['ci95'][1]:.5g}] (added-mass method, "
             f"{len(am['per_amplitude']['b'])} common amplitudes)")
     try:
-        out = resonance_output(t, x, f, nu, mu, method=method, below=below, periods=periods,
-                               skip=skip, rel_step=rel_step, refine=refine, n_draws=draws,
-                               seed=seed, offset=offset)
+        res = identify_resonance(t, x, f, nu, mu, method=method, below=below, periods=periods,
+                                 skip=skip, rel_step=rel_step, refine=refine, n_draws=draws,
+                                 seed=seed, offset=offset, added=am)
     except InputError as exc:
         raise exc.with_source(str(record))
-    out.update(extra)
-    out["settings"] = {"record": str(record), "frequency_rad_s": nu,
-                       "frequency_source": "given" if frequency is not None else "estimated",
-                       "mass_kg": mu,
-                       "mass_source": "added-mass method" if added else
-                       ("given" if mass is not None else "default"),
-                       "method": method, "below": below, "periods": periods, "skip_s": skip,
-                       "rel_step": rel_step, "refine": refine, "draws": draws,
-                       "offset_correction": offset, "seed": seed}
-    out["versions"] = versions()
-    write_json(out, output)
-    pol = out["refinement_policy"]
-    gaps = out["gaps"]
-    say(f"{len(out['amplitude_sequence']['b'])} amplitudes, {len(gaps)} gap(s) from jumps"
+    res.settings = {"record": str(record), "frequency_rad_s": nu,
+                    "frequency_source": "given" if frequency is not None else "estimated",
+                    "mass_kg": mu,
+                    "mass_source": "added-mass method" if added else
+                    ("given" if mass is not None else "default"),
+                    "method": method, "below": below, "periods": periods, "skip_s": skip,
+                    "rel_step": rel_step, "refine": refine, "draws": draws,
+                    "offset_correction": offset, "seed": seed}
+    write_result(Path(output).parent, res, name=Path(output).name)
+    pol = res.sections["refinement_policy"]
+    gaps = res.sections["gaps"]
+    say(f"{len(res.sections['amplitude_sequence']['b'])} amplitudes, {len(gaps)} gap(s) from jumps"
         + "".join(f" [{lo * 1e3:.4g}, {hi * 1e3:.4g}] mm (interpolated)" for lo, hi in gaps)
         + f"; wrote {output}")
     if "change_restoring_percent" in pol:
@@ -291,9 +288,9 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
     from identification.resonance.harmonics import estimate_frequency
     from models.errors import DataError
     from models.limits import COLUMN_RANGES
-    from recon.io import load_toml, read_table, write_json
-    from identification.provenance import versions
-    from identification.resonance.pipeline import coupling_output, coupling_settings
+    from identification.resonance.pipeline import coupling_settings, identify_coupling_record
+    from recon.io import load_toml, read_table
+    from recon.results import write_result
 
     try:
         settings = coupling_settings(load_toml(modes_path))
@@ -326,18 +323,17 @@ def identify_resonance_coupling_cmd(record, modes_path, frequency, powers, perio
     else:
         nu, source = estimate_frequency(t, f), "estimated"
     try:
-        out = coupling_output(t, q, f, settings, nu=nu, powers=pw, periods=periods, skip=skip,
-                              n_draws=draws, seed=seed)
+        res = identify_coupling_record(t, q, f, settings, nu=nu, powers=pw, periods=periods,
+                                       skip=skip, n_draws=draws, seed=seed)
     except InputError as exc:
         raise exc.with_source(str(record) if exc.key != "powers" else "--powers") from None
-    out["settings"] = {"record": str(record), "modes": str(modes_path),
-                       "frequency_rad_s": nu, "frequency_source": source,
-                       "order": settings["order"], "p": settings["p"], "s": settings["s"],
-                       "periods": periods, "skip_s": skip, "draws": draws, "seed": seed,
-                       "modal_matrix": settings["Phi"].tolist()}
-    out["versions"] = versions()
-    write_json(out, output)
-    for name, c in out["parameters"].items():
+    res.settings = {"record": str(record), "modes": str(modes_path),
+                    "frequency_rad_s": nu, "frequency_source": source,
+                    "order": settings["order"], "p": settings["p"], "s": settings["s"],
+                    "periods": periods, "skip_s": skip, "draws": draws, "seed": seed,
+                    "modal_matrix": settings["Phi"].tolist()}
+    write_result(Path(output).parent, res, name=Path(output).name)
+    for name, c in res.parameters.items():
         say(f"{name:8s} {c['map']:.6g} [{c['ci95'][0]:.6g}, {c['ci95'][1]:.6g}] {c['unit']}")
     say(f"wrote {output}")
     end_with_report(output)

@@ -115,6 +115,7 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
     """Simulate a docking (the unit the scenario names) and write its telemetry, loads and
     energy ledger; with --trace, also the trace of a window (the contact paper's section 10
     practice)."""
+    from identification.provenance import versions
     from models.errors import SimulationError
     from recon import io
     from recon.config import load_scenario
@@ -153,11 +154,11 @@ def simulate_docking(scenario_path, initial_path, output, events_path, rate, dur
                    {c: unit.channels[c].file_unit if c in unit.channels else "s"
                     for c in frame.columns})
     if events_path is not None:
-        io.write_json({"events": traj.event_list(), "unit": unit.name,
+        io.write_json({"kind": "docking_events", "events": traj.event_list(), "unit": unit.name,
                        "scenario": str(scenario_path),
                        "settings": {"rate": rate, "duration": duration,
                                     "initial": str(initial_path) if initial_path else None},
-                       "versions": io.versions()}, events_path)
+                       "versions": versions()}, events_path)
     if kw:
         _write_trace(traj.trace, trace_out)
     log.info("docking: %d samples, capture %s", len(traj.t), traj.events.get("capture"))
@@ -202,7 +203,8 @@ def simulate_appendage(config: str, output: str, events: str | None, formulation
         raise exc.with_source(config)
     write_table(res.columns(), output, res.units())
     if events is not None:
-        write_json({"clamps": [{"hinge": e.hinge, "t": e.t} for e in res.clamps],
+        write_json({"kind": "appendage_events",
+                    "clamps": [{"hinge": e.hinge, "t": e.t} for e in res.clamps],
                     "units": {"t": "s"},
                     "settings": {"config": str(config), "formulation": res.formulation,
                                  "rtol": rtol, "atol": atol,

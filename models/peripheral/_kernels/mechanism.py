@@ -97,6 +97,7 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
 from models._kernels.frames import ring_dcm
+from models._kernels.status import ST_HYSTERESIS, ST_OK  # noqa: F401  (re-exported)
 
 __all__ = [
     "NL", "KIND_LINEAR", "KIND_HYSTERESIS",
@@ -165,9 +166,7 @@ _FK_QT = _FK_DQ + 6          # trial pose (6)
 _FK_ZERO = _FK_QT + 6        # zero rates (6)
 FK_SIZE = _FK_ZERO + 6
 
-# ---- status of legs_between -----------------------------------------------------------------
-ST_OK = 0
-ST_HYSTERESIS = 1   # an absorber hysteresis element refused a transition (digest A.9)
+# ---- status of legs_between: ST_OK or ST_HYSTERESIS (models._kernels.status) ----------------
 
 
 # ---------------------------------------------------------------------------------------------

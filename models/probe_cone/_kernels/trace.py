@@ -2,8 +2,8 @@
 trace_layout`) of the head, housing and latch contacts, the latch and capture-sensor
 plungers, and the probe mechanism.
 
-The time loop (:mod:`models._kernels.probe_cone`) and the stage derivative
-(:mod:`models._kernels.probe_cone_stage`) call these hooks next to the routine they record,
+The time loop (:mod:`models.probe_cone._kernels.kernel`) and the stage derivative
+(:mod:`models.probe_cone._kernels.stage`) call these hooks next to the routine they record,
 only when ``tcx[TX_MASK] != 0`` (tracing on and the stage inside the window); each hook then
 checks its group. A contact's relative velocity and law force are re-evaluated with the same
 pure function the model uses (:func:`~models._kernels.contact_force.contact_wrench` on the
@@ -18,9 +18,9 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
 from models._kernels.contact_force import contact_wrench
-from models._kernels.probe_cone_layout import (
-    LF_DELTA, LF_F, LF_P, MC_PHID, MC_PSI, MC_PSID, MC_S, MC_SD, MC_TH, MC_THD, MC_UA,
-    N_ELEM, N_LATCH, N_PL)
+from models.probe_cone._kernels.layout import (LF_DELTA, LF_F, LF_P, MC_PHID, MC_PSI, MC_PSID,
+                                               MC_S, MC_SD, MC_TH, MC_THD, MC_UA, N_ELEM, N_LATCH,
+                                               N_PL)
 from models._kernels.trace_layout import (
     G_LATCH, G_MECHANISM, R_PC_ELEMENTS, R_PC_MECHANISM, R_PC_PLUNGER,
     R_PC_SENSOR_FRICTION, TR_V0, contact_force_columns, contact_open, trace_open, traced)

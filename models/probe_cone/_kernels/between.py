@@ -1,6 +1,6 @@
 """Probe-cone kernel, part 3: the initial state and the discrete updates between steps
 (hysteresis states, latch and sensor resistance, latch triggering, capture, the gap test
-that selects the step). Layouts in :mod:`models._kernels.probe_cone_layout`."""
+that selects the step). Layouts in :mod:`models.probe_cone._kernels.layout`."""
 from __future__ import annotations
 
 import math
@@ -11,43 +11,16 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_cr, _diff_pu, _housing_rot, _m3, _matmul, _mtv,
+from models.probe_cone._kernels.layout import (_cr, _diff_pu, _housing_rot, _m3, _matmul, _mtv,
                                                _mv, _plunger)
-from models._kernels.probe_cone_stage import _kinematics
+from models.probe_cone._kernels.stage import _kinematics
+from models._kernels.frames import axis_rotation
 from models._kernels.rigid_body import dcm_to_quat, quat_to_dcm
-from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
+from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
 
 # --------------------------------------------------------------------------------------------
 # initial state
-@njit(**NJIT)
-def _rot3(axis, a, R):
-    """Frame rotation about axis 0/1/2 by ``a`` [rad] (maps old to new components)."""
-    c = math.cos(a)
-    s = math.sin(a)
-    for i in range(3):
-        for j in range(3):
-            R[i, j] = 0.0
-    if axis == 0:
-        R[0, 0] = 1.0
-        R[1, 1] = c
-        R[1, 2] = s
-        R[2, 1] = -s
-        R[2, 2] = c
-    elif axis == 1:
-        R[0, 0] = c
-        R[0, 2] = -s
-        R[1, 1] = 1.0
-        R[2, 0] = s
-        R[2, 2] = c
-    else:
-        R[0, 0] = c
-        R[0, 1] = s
-        R[1, 0] = -s
-        R[1, 1] = c
-        R[2, 2] = 1.0
-
-
 @njit(**NJIT)
 def initial_state(P, y):
     """Fill the state ``y`` (NY) from the 12 initial conditions ``P[P_IC:]``.
@@ -79,9 +52,9 @@ def initial_state(P, y):
     Rx = np.empty((3, 3))
     Ry = np.empty((3, 3))
     Rz = np.empty((3, 3))
-    _rot3(0, ic[6], Rx)
-    _rot3(1, ic[7], Ry)
-    _rot3(2, ic[8], Rz)
+    axis_rotation(0, ic[6], Rx)
+    axis_rotation(1, ic[7], Ry)
+    axis_rotation(2, ic[8], Rz)
     T = np.empty((3, 3))
     APAU = np.empty((3, 3))
     _matmul(Ry, Rz, T)

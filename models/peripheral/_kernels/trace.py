@@ -2,8 +2,8 @@
 trace_layout`) of the ring-ring contacts, the latches and capture sensors, and the ring
 mechanism.
 
-The time loop (:mod:`models._kernels.peripheral`) and the stage
-(:mod:`models._kernels.peripheral_stage`) call these hooks right after (or around) the routine
+The time loop (:mod:`models.peripheral._kernels.kernel`) and the stage
+(:mod:`models.peripheral._kernels.stage`) call these hooks right after (or around) the routine
 they record, only when ``tx[TX_MASK] != 0`` (tracing on and the stage inside the window); each
 hook then checks its group. A hook recomputes nothing the model keeps: where a routine's
 intermediate is not stored (a contact's relative velocity and law force, a leg's absorber,
@@ -20,8 +20,8 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels import peripheral_latch as pl
-from models._kernels import peripheral_mechanism as km
+from models.peripheral._kernels import latch as pl
+from models.peripheral._kernels import mechanism as km
 from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import C_BX, C_R, C_UX, NONE, TW_SIZE
 from models._kernels.trace_layout import (
@@ -131,7 +131,7 @@ def point_row(tr, trn, tx, law, tw, code, i, st, dn, nx, ny, nz, px, py, pz, qx,
 # ---- mechanism ------------------------------------------------------------------------------
 @njit(**NJIT)
 def legs_row(tr, trn, tx, MP, kw, LS, table, toff, hist_i, hist_f, F):
-    """Per leg, after :func:`~models._kernels.peripheral_mechanism.leg_forces`: length, rate,
+    """Per leg, after :func:`~models.peripheral._kernels.mechanism.leg_forces`: length, rate,
     brake shift, compression, the absorber / end-stop / damper parts and the total ``F``;
     status: +1 the linear absorber's brake slips in compression, -1 in extension, 0 holds."""
     if not traced(tx, G_MECHANISM):
@@ -166,7 +166,7 @@ def legs_row(tr, trn, tx, MP, kw, LS, table, toff, hist_i, hist_f, F):
 
 @njit(**NJIT)
 def save_shifts(tx, LS):
-    """Keep the legs' brake shifts before :func:`~models._kernels.peripheral_mechanism.
+    """Keep the legs' brake shifts before :func:`~models.peripheral._kernels.mechanism.
     legs_between` (for :func:`legs_between_row`)."""
     for i in range(km.NL):
         tx[TX_SAVE + i] = LS[i * km.LS_SIZE + km.LS_SHIFT]
@@ -196,7 +196,7 @@ def legs_between_row(tr, trn, tx, MP, kw, LS, st, leg):
 
 @njit(**NJIT)
 def ring_row(tr, trn, tx, q, f_ext, m_ext, ddq):
-    """The ring after :func:`~models._kernels.peripheral_mechanism.ring_accel`: pose ``q``,
+    """The ring after :func:`~models.peripheral._kernels.mechanism.ring_accel`: pose ``q``,
     the external force and moment (AU axes, moment about the ring centre) and ``q''``."""
     if not traced(tx, G_MECHANISM):
         return
@@ -214,7 +214,7 @@ def ring_row(tr, trn, tx, q, f_ext, m_ext, ddq):
 # ---- latches, sensors, capture --------------------------------------------------------------
 @njit(**NJIT)
 def save_latches(tx, ls):
-    """Keep each latch's retraction and rate before :func:`~models._kernels.peripheral_latch.
+    """Keep each latch's retraction and rate before :func:`~models.peripheral._kernels.latch.
     latches_between` (at most ``TX_NSAVE / 2`` latches)."""
     for i in range(ls.shape[0]):
         if 2 * i + 1 < 12:
@@ -252,7 +252,7 @@ def latches_between_row(tr, trn, tx, h, lg, ls, trig, hf, st, bad):
 @njit(**NJIT)
 def save_acc(tx, acc):
     """Keep the passive unit's force and moment in the stage accumulator before
-    :func:`~models._kernels.peripheral_latch.latches_stage`."""
+    :func:`~models.peripheral._kernels.latch.latches_stage`."""
     for m in range(3):
         tx[TX_SAVE + m] = acc[pl.A_FP + m]
         tx[TX_SAVE + 3 + m] = acc[pl.A_MP + m]
@@ -260,7 +260,7 @@ def save_acc(tx, acc):
 
 @njit(**NJIT)
 def latches_stage_row(tr, trn, tx, lg, lat, stp, ls, trig, acc, st, bad):
-    """After :func:`~models._kernels.peripheral_latch.latches_stage`: per triggered latch its
+    """After :func:`~models.peripheral._kernels.latch.latches_stage`: per triggered latch its
     held retraction, tip, the tip-vs-stop contact (re-evaluated) and the crest crossing; then
     the total force and moment (about the PU origin) these contacts put on the passive unit
     (the accumulator's change since :func:`save_acc`)."""
@@ -302,7 +302,7 @@ def latches_stage_row(tr, trn, tx, lg, lat, stp, ls, trig, acc, st, bad):
 
 @njit(**NJIT)
 def sensors_row(tr, trn, tx, so, sw):
-    """Per capture sensor after :func:`~models._kernels.peripheral_latch.sensors_force`:
+    """Per capture sensor after :func:`~models.peripheral._kernels.latch.sensors_force`:
     stroke, force on the passive unit along ``X_PU``, its point (PU) and the switch."""
     if not traced(tx, G_LATCH):
         return

@@ -10,7 +10,7 @@ peripheral_mechanism.ring_accel`) and the passive vehicle's accelerations.
 
 All contacts are evaluated in PU axes; forces on the ring are accumulated in PU with moments
 about the ring centre, forces on the passive unit with moments about the PU origin, in the
-accumulator layout ``A_*`` of :mod:`models._kernels.peripheral_latch`. Every force acts on
+accumulator layout ``A_*`` of :mod:`models.peripheral._kernels.latch`. Every force acts on
 both bodies at one point, so linear and angular momentum are conserved to rounding.
 
 Work arrays: ``M`` (``NM`` x 3 x 3) the DCMs ``M_*``; ``sc`` the float scratch ``SC_*``;
@@ -25,10 +25,10 @@ import math
 from numba import njit
 
 from models._kernels import NJIT
-from models._kernels import peripheral_implicit as pi
-from models._kernels import peripheral_latch as pl
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_trace as pt
+from models.peripheral._kernels import implicit as pi
+from models.peripheral._kernels import latch as pl
+from models.peripheral._kernels import mechanism as km
+from models.peripheral._kernels import trace as pt
 from models._kernels.contact_force import contact_force, point_velocity
 from models._kernels.contact_layout import (
     C_BX, C_BY, C_BZ, C_R, C_UX, C_UY, C_UZ, C_SIZE, CONTACT, GEOMETRY_RANGE, LAW_K, LAW_SIZE,
@@ -36,16 +36,20 @@ from models._kernels.contact_layout import (
     TW_V, TW_W)
 from models._kernels.contact_revolution import sphere_vs_plane
 from models._kernels.contact_segments import fan_vs_circle, segment_vs_circle, segment_vs_segment
-from models._kernels.peripheral_layout import (
-    EDGES_PER_PETAL, LA_AX, LA_NX, N_PETALS, SE_CX, SEG_NCOL)
-from models._kernels.peripheral_run_layout import *  # noqa: F401,F403
-from models._kernels.peripheral_run_layout import (
-    P_DNMAX, P_EXHAUSTIVE, P_G1, P_G2, P_IM1, P_IM2, P_L1, P_L2, P_LAW, P_MP, P_PRUNE,
-    P_T_OFF, P_T_ON,
-    P_THRUST, PAIR_EDGE_ACTIVE_CIRCLE, PAIR_EDGE_EDGE, PAIR_EDGE_PASSIVE_CIRCLE,
-    PAIR_FAN_ACTIVE, PAIR_FAN_PASSIVE, PAIR_LATCH_LOCK, PAIR_NONE, PAIR_POINT_ACTIVE_PLANE,
-    PAIR_POINT_PASSIVE_PLANE, ST_GEOMETRY, ST_OK, ST_PENETRATION, Y_DQR, Y_ECDISS, Y_ECEL,
-    Y_EDAMP, Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
+from models.peripheral._kernels.layout import (EDGES_PER_PETAL, LA_AX, LA_NX, N_PETALS, SE_CX,
+                                               SEG_NCOL)
+from models.peripheral._kernels.run_layout import *  # noqa: F401,F403
+from models.peripheral._kernels.run_layout import (P_DNMAX, P_EXHAUSTIVE, P_G1, P_G2, P_IM1, P_IM2,
+                                                   P_L1, P_L2, P_LAW, P_MP, P_PRUNE, P_T_OFF,
+                                                   P_T_ON, P_THRUST, PAIR_EDGE_ACTIVE_CIRCLE,
+                                                   PAIR_EDGE_EDGE, PAIR_EDGE_PASSIVE_CIRCLE,
+                                                   PAIR_FAN_ACTIVE, PAIR_FAN_PASSIVE,
+                                                   PAIR_LATCH_LOCK, PAIR_NONE,
+                                                   PAIR_POINT_ACTIVE_PLANE,
+                                                   PAIR_POINT_PASSIVE_PLANE, ST_GEOMETRY, ST_OK,
+                                                   ST_PENETRATION, Y_DQR, Y_ECDISS, Y_ECEL,
+                                                   Y_EDAMP, Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1,
+                                                   Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
 from models._kernels.rigid_body import quat_deriv, quat_to_dcm
 from models._kernels.trace_layout import R_FAN_SEARCH_ACTIVE, R_FAN_SEARCH_PASSIVE, TX_MASK
 
@@ -118,7 +122,7 @@ BV_CA = BV_SPH_P + 4 * N_PETALS      # active petal spheres' centres in PU, this
 BV_PNEAR = BV_CA + 3 * N_PETALS      # 1.0 when active petal a and passive petal p may touch
                                      #   (index N_PETALS a + p), this stage (9)
 BV_SIZE = BV_PNEAR + N_PETALS * N_PETALS
-# ---- implicit contact damping (models._kernels.peripheral_implicit), after the bounding volumes
+# ---- implicit contact damping (models.peripheral._kernels.implicit), after the bounding volumes
 SC_HIMP = SC_BV + BV_SIZE       # gamma h of the step [s]; 0: the contacts are explicit
 SC_D6 = SC_HIMP + 1             # the contacts' velocity Jacobian on the ring, PU (pi.ND)
 SC_IW = SC_D6 + pi.ND           # solver work (pi.NW)
@@ -344,7 +348,7 @@ def _apart_from_circle(mx, my, mz, rad, circ):
 
 @njit(**NJIT)
 def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr, trn, tcx):
-    """Every ring-ring primitive pair (module docstring of :mod:`models._kernels.peripheral`).
+    """Every ring-ring primitive pair (module docstring of :mod:`models.peripheral._kernels.kernel`).
     Returns ``(status, pair, index, n_contacts)``.
 
     With ``P[P_PRUNE]`` set, a pair is skipped when bounding spheres prove that its detector
@@ -355,7 +359,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
     forces are summed in the same order and the result is bit-identical.
 
     With tracing on (``tcx[TX_MASK] != 0``) every pair the detector reports (contact or
-    failure) is written to ``tr`` (:mod:`models._kernels.peripheral_trace`)."""
+    failure) is written to ``tr`` (:mod:`models.peripheral._kernels.trace`)."""
     law = P[P_LAW:P_LAW + LAW_SIZE]
     tw = sc[SC_TWR:SC_TWP + TW_SIZE]
     dn_max = P[P_DNMAX]
@@ -574,7 +578,7 @@ def _passive(y, P, M, acc, dy):
 
 @njit(**NJIT)
 def _implicit_ring(P, M, sc, acc, dy):
-    """The ring's wrench correction of :mod:`models._kernels.peripheral_implicit` with
+    """The ring's wrench correction of :mod:`models.peripheral._kernels.implicit` with
     ``h_g = sc[SC_HIMP]``, from the explicit accelerations of this stage (the ring's in
     ``sc[SC_AIN]``, AU axes; the passive vehicle's in ``dy``), applied to the ring and, opposite,
     to the passive unit in ``acc``, with its power booked as contact dissipation."""
@@ -632,7 +636,7 @@ def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, 
 
     Returns ``(status, pair, index)``: ``ST_OK`` or the failure with the primitive pair
     (``PAIR_*``) and its index. The held latch forces ``hf`` (from the last
-    :func:`~models._kernels.peripheral_latch.latches_between`) act at their held points.
+    :func:`~models.peripheral._kernels.latch.latches_between`) act at their held points.
     ``tr``, ``trn``, ``tcx``: the trace buffer, its counters and the stage's trace context
     (:mod:`models._kernels.trace_layout`; ``tcx[TX_MASK] = 0``: nothing is recorded)."""
     MP = P[P_MP:]

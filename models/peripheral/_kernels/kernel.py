@@ -4,8 +4,8 @@ six-leg mechanism, petal contacts, latches with mass and capture sensors.
 One compiled function, :func:`run`, holds the whole time loop (fixed-step RK4, two rates, a
 third step after capture); :func:`run_batch` evaluates many packed parameter rows in parallel
 (``prange``). The readable layer is :mod:`models.peripheral.simulate`; the layouts are in
-:mod:`models._kernels.peripheral_run_layout` (``P``, ``Y``, ``O``, ``EV``, ``ST``, ``INFO``)
-and :mod:`models._kernels.peripheral_layout` (geometry tables).
+:mod:`models.peripheral._kernels.run_layout` (``P``, ``Y``, ``O``, ``EV``, ``ST``, ``INFO``)
+and :mod:`models.peripheral._kernels.layout` (geometry tables).
 
 Model
 -----
@@ -14,8 +14,8 @@ Model
   Newton-Euler in body axes), the same initial-condition convention (:func:`initial_state`)
   and optional constant thrust of the active vehicle through its centre of mass.
 * Docking ring: pose ``q`` in AU (digest 9.2) on the six massless legs of
-  :mod:`models._kernels.peripheral_mechanism`; the legs' base reaction acts on vehicle 1.
-  Stage order and the frames: :mod:`models._kernels.peripheral_stage`.
+  :mod:`models.peripheral._kernels.mechanism`; the legs' base reaction acts on vehicle 1.
+  Stage order and the frames: :mod:`models.peripheral._kernels.stage`.
 * Contacts every stage, in PU axes, with the penalty law of digest 5 (``P[P_LAW:]``, friction
   regularised as in the probe-cone unit): active fans vs the passive inner circle and passive
   fans vs the active inner circle (``fan_vs_circle``, dichotomy or, with ``P_EXHAUSTIVE``,
@@ -27,13 +27,13 @@ Model
   the passive points vs the active plane are added, which changes nothing while the active
   points carry the load and keeps a tilted mated ring from passing through. With ``P_PRUNE``
   the pairs that bounding spheres prove apart are skipped (exact: the same contacts, summed in
-  the same order; :func:`~models._kernels.peripheral_stage.ring_bounds`).
-* Latches (digest 9.7) and capture sensors (9.8): :mod:`models._kernels.peripheral_latch`.
-  Between steps :func:`~models._kernels.peripheral_latch.latches_between` advances the latches
+  the same order; :func:`~models.peripheral._kernels.stage.ring_bounds`).
+* Latches (digest 9.7) and capture sensors (9.8): :mod:`models.peripheral._kernels.latch`.
+  Between steps :func:`~models.peripheral._kernels.latch.latches_between` advances the latches
   implicitly with the step just taken and sets the forces held over the next step; with
   ``P_H_LATCH`` > 0 a step longer than it is cut into sub-steps of at most ``P_H_LATCH``
   over the latch geometry interpolated from the step's start to its end
-  (:func:`~models._kernels.peripheral_latch.latches_between_sub`), and a latch's trigger is
+  (:func:`~models.peripheral._kernels.latch.latches_between_sub`), and a latch's trigger is
   timed at its sub-step (``EV_LATCH``). Triggered latches' contacts and the sensors act
   inside the stages. ``P_FULL_NORMAL`` (1 in the unit's
   run) makes the latches transmit their contact force's full normal, not only its component
@@ -64,7 +64,7 @@ Model
   linear law that a fixed step crosses at first order, and with the contacts' damping and
   regularised friction explicit a step of a few milliseconds books dissipation the motion
   never lost. With ``P_IMPLICIT`` the stages after capture take those velocity terms
-  implicitly on the ring (:mod:`models._kernels.peripheral_implicit`, ``sc[SC_HIMP]`` =
+  implicitly on the ring (:mod:`models.peripheral._kernels.implicit`, ``sc[SC_HIMP]`` =
   ``gamma h``, the step known before the first stage), so that the seat's stiffness bounds
   the step; the captured transient (while the vehicles still swing) and the settled motion
   each take their own (``benchmarks/README.md``, "Peripheral unit").
@@ -86,7 +86,7 @@ and its index in ``info``.
 Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
 ``[P[P_TR_T0], P[P_TR_T1]]`` records the selected groups' routines (contacts, latches and
 sensors, mechanism) into the buffer ``tr`` (:mod:`models._kernels.trace_layout`, hooks in
-:mod:`models._kernels.peripheral_trace`); tracing only reads the state, so the results are the
+:mod:`models.peripheral._kernels.trace`); tracing only reads the state, so the results are the
 same with it on or off, and with it off each hook costs one comparison. With ``P_IMPLICIT``
 the interface loads and the ring's traced external wrench after capture include the implicit
 correction, which no contact row carries.
@@ -99,34 +99,41 @@ import numpy as np
 from numba import njit, prange
 
 from models._kernels import NJIT
-from models._kernels import peripheral_latch as pl
-from models._kernels import peripheral_mechanism as km
-from models._kernels import peripheral_trace as pt
+from models.peripheral._kernels import latch as pl
+from models.peripheral._kernels import mechanism as km
+from models.peripheral._kernels import trace as pt
 from models._kernels.contact_layout import C_SIZE, NONE, TW_O
-from models._kernels.peripheral_run_layout import *  # noqa: F401,F403  (re-exported)
-from models._kernels.peripheral_run_layout import (
-    EV_CAPTURE, EV_FIRST, EV_LATCH, EV_SEPARATION, INFO_INDEX, INFO_PAIR, INFO_SMALL_STEPS,
-    INFO_STEPS, INFO_T_END, INFO_T_FAIL, N_EV, NCH, NY, O_AR, O_CAPTURE, O_CONTACT, O_DLATCH,
-    O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH, O_ES, O_FIF, O_LATCH, O_LEG, O_LEGF, O_MIF,
-    O_PANG,
-    O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG, O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
-    P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL, P_H_CAPT, P_H_LARGE, P_H_LATCH, P_H_SMALL,
-    P_IC,
-    P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1, P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN,
-    P_MP, P_Q0, P_RA, P_T_END, P_TR_MASK, P_TR_T0, P_TR_T1, P_W2, P_XA_HI, P_XA_LO, P_XP_LO,
-    PAIR_LATCH_GUIDE, PAIR_LEG,
-    ST_HYSTERESIS, ST_OK, ST_PENETRATION, ST_START_CONTACT, Y_DQR, Y_ECDISS, Y_ECEL, Y_EDAMP,
-    Y_Q1, Y_Q2, Y_QR, Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH, Y_WTHR)
-from models._kernels.peripheral_stage import (
-    M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2, M_I, M_J1, M_J2, M_JI1, M_JI2, NM,
-    NSC, SC_ACC, SC_FIF, SC_HIMP, SC_MIF, SC_NCONT, SC_OM, SC_RAU, SC_RC, SC_RPU, SC_TWR,
-    SC_VAU, SC_VC, SC_VOA, SC_VPU, SC_W1I, SC_W2I, SC_WRI, frames,
-    moving_geometry, ring_bounds, stage)
+from models.peripheral._kernels.run_layout import *  # noqa: F401,F403  (re-exported)
+from models.peripheral._kernels.run_layout import (EV_CAPTURE, EV_FIRST, EV_LATCH, EV_SEPARATION,
+                                                   INFO_INDEX, INFO_PAIR, INFO_SMALL_STEPS,
+                                                   INFO_STEPS, INFO_T_END, INFO_T_FAIL, N_EV, NCH,
+                                                   NY, O_AR, O_CAPTURE, O_CONTACT, O_DLATCH,
+                                                   O_EBRAKE, O_ECONT, O_EDAMP, O_EK, O_ELATCH,
+                                                   O_ES, O_FIF, O_LATCH, O_LEG, O_LEGF, O_MIF,
+                                                   O_PANG, O_PLIN, O_PR, O_REL, O_RING, O_RING_ANG,
+                                                   O_SENSOR, O_T, O_WLATCH, O_WTHRUST, P_COS_TOL,
+                                                   P_DT_OUT, P_FULL_NORMAL, P_G1, P_G2, P_GAP_TOL,
+                                                   P_H_CAPT, P_H_LARGE, P_H_LATCH, P_H_SMALL, P_IC,
+                                                   P_IM1, P_IM2, P_J1, P_J2, P_JI1, P_JI2, P_L1,
+                                                   P_L2, P_LEG_MARGIN, P_M1, P_M2, P_MARGIN, P_MP,
+                                                   P_Q0, P_RA, P_T_END, P_TR_MASK, P_TR_T0,
+                                                   P_TR_T1, P_W2, P_XA_HI, P_XA_LO, P_XP_LO,
+                                                   PAIR_LATCH_GUIDE, PAIR_LEG, ST_HYSTERESIS,
+                                                   ST_OK, ST_PENETRATION, ST_START_CONTACT, Y_DQR,
+                                                   Y_ECDISS, Y_ECEL, Y_EDAMP, Y_Q1, Y_Q2, Y_QR,
+                                                   Y_R1, Y_R2, Y_V1, Y_V2, Y_W1, Y_W2, Y_WLATCH,
+                                                   Y_WTHR)
+from models.peripheral._kernels.stage import (M_A1, M_A2, M_AAU, M_APAU, M_APR, M_APU, M_G1, M_G2,
+                                              M_I, M_J1, M_J2, M_JI1, M_JI2, NM, NSC, SC_ACC,
+                                              SC_FIF, SC_HIMP, SC_MIF, SC_NCONT, SC_OM, SC_RAU,
+                                              SC_RC, SC_RPU, SC_TWR, SC_VAU, SC_VC, SC_VOA, SC_VPU,
+                                              SC_W1I, SC_W2I, SC_WRI, frames, moving_geometry,
+                                              ring_bounds, stage)
 from models._kernels.free_flight import fill_before_start
-from models._kernels.peripheral_implicit import GAMMA
-from models._kernels.peripheral_run_layout import (
-    INFO_T_TOUCH, P_FREE_TOUCH, P_H_SETTLED, P_IMPLICIT, P_T_PRE, P_T_SETTLE)
-from models._kernels.probe_cone_between import _rot3
+from models.peripheral._kernels.implicit import GAMMA
+from models.peripheral._kernels.run_layout import (INFO_T_TOUCH, P_FREE_TOUCH, P_H_SETTLED,
+                                                   P_IMPLICIT, P_T_PRE, P_T_SETTLE)
+from models._kernels.frames import axis_rotation
 from models._kernels.rigid_body import dcm_to_quat, quat_normalize, quat_to_dcm
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_DROPPED, TRN_ROWS, \
     TRN_SIZE, TX_MASK, trace_begin, trace_stage
@@ -161,9 +168,9 @@ def initial_state(P, y, M):
     vpu = np.array([w2[1] * l2[2] - w2[2] * l2[1], w2[2] * l2[0] - w2[0] * l2[2],
                     w2[0] * l2[1] - w2[1] * l2[0]])
     Rx = np.empty((3, 3)); Ry = np.empty((3, 3)); Rz = np.empty((3, 3))
-    _rot3(0, ic[6], Rx)
-    _rot3(1, ic[7], Ry)
-    _rot3(2, ic[8], Rz)
+    axis_rotation(0, ic[6], Rx)
+    axis_rotation(1, ic[7], Ry)
+    axis_rotation(2, ic[8], Rz)
     APAU = Rx @ (Ry @ Rz)
     AAU = APAU @ APU
     A1 = G1.T @ AAU
@@ -409,7 +416,7 @@ def run(P, fa, fp, eaa, ep, pa, pp, ca, cp, plane, latg, lat, stp, seng, sen, ta
     latg : float64[6, LA_NCOL]
         Latch base points and directions in ring axes (geometry ``LA_*``).
     lat, stp : float64[6, LP_SIZE], float64[3, SP_SIZE]
-        Latch and stop parameters (:mod:`models._kernels.peripheral_latch`).
+        Latch and stop parameters (:mod:`models.peripheral._kernels.latch`).
     seng, sen : float64[3, SE_NCOL], float64[3, SN_SIZE]
         Capture-sensor spheres in ring axes and their spring parameters.
     table_in, toff, hist_i0, hist_f0

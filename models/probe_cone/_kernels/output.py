@@ -1,6 +1,6 @@
 """Probe-cone kernel, part 4: one output sample (:func:`_record`): angles, relative state,
 interface loads, the energy ledger and the momenta. Layouts in
-:mod:`models._kernels.probe_cone_layout`."""
+:mod:`models.probe_cone._kernels.layout`."""
 from __future__ import annotations
 
 import math
@@ -9,10 +9,9 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels.probe_cone_layout import (_cr, _diff_pu, _housing_rot, _mtv, _mv,
-                                               _plunger)
-from models._kernels.probe_cone_stage import _kinematics
-from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
+from models.probe_cone._kernels.layout import _cr, _diff_pu, _housing_rot, _mtv, _mv, _plunger
+from models.probe_cone._kernels.stage import _kinematics
+from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 
 
 # --------------------------------------------------------------------------------------------

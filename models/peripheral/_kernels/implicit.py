@@ -42,7 +42,7 @@ wrench ``dW = M (A - A_0) = -h_g D (A - A_P)`` acts between the ring and the pas
 the contacts: the passive unit gets ``-dW`` (about the ring centre), the interface loads and
 the contact dissipation include it, so momenta and the energy ledger stay exact and only the
 integration of the contacts' velocity terms changes (to first order in ``h``, as the implicit
-head friction of the probe-cone unit, :func:`models._kernels.probe_cone_stage._implicit_head`).
+head friction of the probe-cone unit, :func:`models.probe_cone._kernels.stage._implicit_head`).
 A mode of rate ``lambda`` of those terms enters RK4 as ``lambda / (1 + h_g lambda)``.
 
 What the step then resolves: on the seat's normal mode the implicit damping acts as an added

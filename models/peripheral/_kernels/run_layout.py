@@ -1,8 +1,8 @@
 """Peripheral unit time-loop kernel: packed layouts of its parameters, state, outputs, events,
-status and run information (every offset of :mod:`models._kernels.peripheral` is named here).
+status and run information (every offset of :mod:`models.peripheral._kernels.kernel` is named here).
 
 ``P`` (float64[NP]) parameters ``P_*``; the ring mechanism's own parameter block ``MP`` of
-:mod:`models._kernels.peripheral_mechanism` sits at ``P[P_MP:P_MP + MP_SIZE]``.
+:mod:`models.peripheral._kernels.mechanism` sits at ``P[P_MP:P_MP + MP_SIZE]``.
 ``Y`` (float64[NY]) continuous state ``Y_*``: both spacecraft (inertial centre of mass,
 velocity, scalar-first quaternion inertial -> body, body rates), the ring pose ``q`` and its
 rates relative to AU (digest 9.2), and the energy accumulators integrated with the motion.
@@ -11,7 +11,9 @@ Output row ``O_*`` (``NCH`` channels, names :func:`channel_names`); events ``EV_
 """
 from __future__ import annotations
 
-from models._kernels.peripheral_mechanism import MP_SIZE
+from models._kernels.status import (  # noqa: F401  (re-exported)
+    ST_GEOMETRY, ST_HYSTERESIS, ST_OK, ST_PENETRATION, ST_START_CONTACT)
+from models.peripheral._kernels.mechanism import MP_SIZE
 
 __all__ = [
     "P_M1", "P_IM1", "P_J1", "P_JI1", "P_L1", "P_G1", "P_M2", "P_IM2", "P_J2", "P_JI2",
@@ -88,12 +90,12 @@ P_T_PRE = P_TR_MASK + 1     # free-flight extension before t = 0 [s] (output row
 P_H_SETTLED = P_T_PRE + 1   # step once the captured motion has settled [s]
 P_T_SETTLE = P_T_PRE + 2    # time after capture from which P_H_SETTLED replaces P_H_CAPT [s]
 P_IMPLICIT = P_T_PRE + 3    # 1: the ring-ring contacts' damping and friction implicit on the
-                            # ring after capture (models._kernels.peripheral_implicit), 0: never
+                            # ring after capture (models.peripheral._kernels.implicit), 0: never
 P_FREE_TOUCH = P_T_PRE + 4  # 1: the free step until a step would make the first touch (a
                             # ring-ring contact, a capture sensor, a latch on its stop); that
                             # step is retaken at P_H_SMALL and the two-rate switch rules after
 P_H_LATCH = P_T_PRE + 5     # latch sub-step between RK4 steps [s] (0: one latch step per RK4
-                            # step; models._kernels.peripheral_latch.latches_between_sub)
+                            # step; models.peripheral._kernels.latch.latches_between_sub)
 NP = P_T_PRE + 6
 
 # ---- state Y -----------------------------------------------------------------------------------
@@ -149,11 +151,7 @@ EV_SEPARATION = 2   # last contact lost without capture [s]
 EV_LATCH = 3        # each latch behind its stop (6) [s]
 N_EV = 9
 
-ST_OK = 0
-ST_PENETRATION = 1      # a contact exceeded its admissible penetration
-ST_GEOMETRY = 2         # a detector met a configuration outside its range
-ST_HYSTERESIS = 3       # a leg's hysteresis element refused a transition
-ST_START_CONTACT = 4    # the rings touch at t = 0
+# status ST_*: models._kernels.status, one table for every unit
 
 INFO_T_FAIL = 0     # model time of the failure [s]
 INFO_PAIR = 1       # primitive pair (PAIR_*) of the failure

@@ -8,7 +8,7 @@ every step and calls these functions; the undeformed tip is ``E0 = A + L n_L`` a
 retraction ``x_L`` is ``E = E0 - x_L n_L``.
 
 The stop (a solid 45/45 ridge on the passive ring's inner wall), its layout ``SP_*`` /
-``FEAT_*`` and the tip-vs-stop detectors live in :mod:`models._kernels.peripheral_stop`; they
+``FEAT_*`` and the tip-vs-stop detectors live in :mod:`models.peripheral._kernels.stop`; they
 are re-exported here.
 
 Latch dynamics (9.7)
@@ -109,7 +109,7 @@ from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import (
     CONTACT, LAW_K, LAW_SIZE, NONE, PENETRATION_EXCEEDED, TW_O, TW_V, TW_W, check_penetration)
 from models._kernels.contact_revolution import sphere_vs_plane
-from models._kernels.peripheral_stop import (  # noqa: F401  (re-exported)
+from models.peripheral._kernels.stop import (  # noqa: F401  (re-exported)
     FEAT_CREST, FEAT_EDGE, FEAT_FACE, FEAT_GUIDE, FEAT_LOCK, FEAT_WALL, SP_CPHI,
     SP_COSHW, SP_FILLET, SP_GUIDE, SP_LOCK, SP_RMAX, SP_RMIN, SP_SIZE, SP_SPHI, SP_X0,
     SP_XTOP, SP_XWALL, latch_crossing, stop_solid_contact)
@@ -120,7 +120,7 @@ __all__ = [
     "LP_PAIR", "LP_DNMAX", "LP_LAW", "LP_SIZE",
     # latch geometry per step
     "LG_A", "LG_N", "LG_SIZE",
-    # stops (models._kernels.peripheral_stop, re-exported)
+    # stops (models.peripheral._kernels.stop, re-exported)
     "SP_CPHI", "SP_SPHI", "SP_COSHW", "SP_RMIN", "SP_RMAX", "SP_X0", "SP_XTOP", "SP_GUIDE",
     "SP_LOCK", "SP_XWALL", "SP_FILLET", "SP_SIZE", "FEAT_GUIDE", "FEAT_LOCK", "FEAT_CREST",
     "FEAT_WALL", "FEAT_FACE", "FEAT_EDGE",

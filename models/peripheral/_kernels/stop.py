@@ -1,6 +1,6 @@
 """Peripheral unit: the stops that catch the latches, as numba kernels (contact-paper digest
 9.7): their packed layout and the two detectors the latch kernel
-(:mod:`models._kernels.peripheral_latch`) uses, the latch tip against the solid stop
+(:mod:`models.peripheral._kernels.latch`) uses, the latch tip against the solid stop
 (:func:`stop_solid_contact`) and the latch segment across the stop's crest plane
 (:func:`latch_crossing`, the trigger test). Every quantity is in the axes of the passive unit
 (PU, SI units; ``X_PU`` points from the passive interface plane into the passive craft).

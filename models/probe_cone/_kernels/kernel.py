@@ -83,7 +83,7 @@ Choices where the papers are silent (see the docstrings at the code):
   (``always``, or ``captured``: only after capture; the reference preset keeps ``never``,
   the explicit law its shipped flights were generated with) the head's
   contact friction is integrated implicitly (linearized: the friction at the
-  relative velocity reached over the step, :func:`~models._kernels.probe_cone_stage.
+  relative velocity reached over the step, :func:`~models.probe_cone._kernels.stage.
   _implicit_head`). The explicit regularized friction bounds the step by its viscous slope
   ``k_Fr f_n / v_eps`` on the 10 kg head (2.25 of RK4's 2.8 at 1 ms and 3 kN) and chatters
   near that bound; the implicit form has no such bound, and its correction is an exact
@@ -107,13 +107,13 @@ Layouts
 Inside the kernel: the 3x3 matrices ``M_*``, the float scratch ``SC_*`` (unit frames
 ``FR_*``, mechanism coordinates ``MC_*``, contact sums ``ACC_*``), the work array ``WK_*``
 and the held latch forces ``LF_*``; all are defined in
-:mod:`~models._kernels.probe_cone_layout`.
+:mod:`~models.probe_cone._kernels.layout`.
 
-Modules: :mod:`~models._kernels.probe_cone_layout` (layouts, helpers),
-:mod:`~models._kernels.probe_cone_stage` (stage derivative),
-:mod:`~models._kernels.probe_cone_between` (initial state, between-step updates),
-:mod:`~models._kernels.probe_cone_output` (samples, ledger),
-:mod:`~models._kernels.probe_cone_trace` (trace hooks); this module holds the time loop and
+Modules: :mod:`~models.probe_cone._kernels.layout` (layouts, helpers),
+:mod:`~models.probe_cone._kernels.stage` (stage derivative),
+:mod:`~models.probe_cone._kernels.between` (initial state, between-step updates),
+:mod:`~models.probe_cone._kernels.output` (samples, ledger),
+:mod:`~models.probe_cone._kernels.trace` (trace hooks); this module holds the time loop and
 re-exports the layouts.
 
 Trace (digest 10): with ``P[P_TR_MASK] != 0`` every stage whose time lies in
@@ -131,12 +131,12 @@ from numba import njit, prange
 
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
-from models._kernels import probe_cone_trace as pct
-from models._kernels.probe_cone_between import _between, initial_state
-from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (re-exported layouts)
-from models._kernels.probe_cone_layout import _m3, apply_slip_force, channel_names
-from models._kernels.probe_cone_output import _record
-from models._kernels.probe_cone_stage import _rhs
+from models.probe_cone._kernels import trace as pct
+from models.probe_cone._kernels.between import _between, initial_state
+from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (re-exported layouts)
+from models.probe_cone._kernels.layout import _m3, apply_slip_force, channel_names
+from models.probe_cone._kernels.output import _record
+from models.probe_cone._kernels.stage import _rhs
 from models._kernels.free_flight import fill_before_start
 from models._kernels.rigid_body import quat_normalize
 from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_SIZE, TX_MASK, \
@@ -225,7 +225,7 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info, tr, trn):
     tr : float64[n_rows, TR_NCOL]
         Trace buffer (:mod:`models._kernels.trace_layout`), written from row 0 when
         ``P[P_TR_MASK] != 0`` for the stages in ``[P[P_TR_T0], P[P_TR_T1]]``
-        (:mod:`models._kernels.probe_cone_trace`); ``(0, TR_NCOL)`` with tracing off.
+        (:mod:`models.probe_cone._kernels.trace`); ``(0, TR_NCOL)`` with tracing off.
     trn : int64[TRN_SIZE]
         Rows written and rows dropped (buffer full); zeroed here.
 

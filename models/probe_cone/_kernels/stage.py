@@ -1,7 +1,7 @@
 """Probe-cone kernel, part 2: the stage derivative :func:`_rhs` (one RK4 stage: frames,
 mechanism forces, contacts, held latch forces, Newton-Euler) and its helpers. The head and
-housing contacts and their force sums are in :mod:`models._kernels.probe_cone_contacts`
-(re-exported here). Layouts in :mod:`models._kernels.probe_cone_layout`."""
+housing contacts and their force sums are in :mod:`models.probe_cone._kernels.contacts`
+(re-exported here). Layouts in :mod:`models.probe_cone._kernels.layout`."""
 from __future__ import annotations
 
 import math
@@ -11,14 +11,14 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
-from models._kernels import probe_cone_trace as pct
+from models.probe_cone._kernels import trace as pct
 from models._kernels.contact_force import point_velocity
-from models._kernels.probe_cone_contacts import (  # noqa: F401  (re-exported)
+from models.probe_cone._kernels.contacts import (  # noqa: F401  (re-exported)
     _contact_apply, _housing_contacts, _sphere_contacts, acc_add3)
-from models._kernels.probe_cone_layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul,
-                                               _mtv, _mv)
+from models.probe_cone._kernels.layout import (_SQRT1_2, _cr, _diff_pu, _latch_dirs, _matmul, _mtv,
+                                               _mv)
 from models._kernels.rigid_body import euler_rhs, quat_deriv, quat_to_dcm
-from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
+from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (the P_/Y_/O_ layouts)
 from models._kernels.trace_layout import R_PC_HEAD, R_PC_LATCH_SLOT, TX_MASK
 
 

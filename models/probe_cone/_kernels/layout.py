@@ -1,6 +1,6 @@
 """Probe-cone kernel, part 1: packed layouts and the small allocation-free helpers shared by the
 stage derivative, the between-step updates and the output. The model is described in
-:mod:`models._kernels.probe_cone`.
+:mod:`models.probe_cone._kernels.kernel`.
 
 Every offset into a packed array of the unit is named here, once: parameters ``P_*``, state
 ``Y_*``, output channels ``O_*``, events ``EV_*``, status ``ST_*``, run information
@@ -15,6 +15,8 @@ from numba import njit
 from models._kernels import NJIT
 from models._kernels import hysteresis as hk
 from models._kernels.contact_layout import TW_SIZE as _TW_SIZE
+from models._kernels.status import (  # noqa: F401  (re-exported)
+    ST_BAD_TABLE, ST_GEOMETRY, ST_HYSTERESIS, ST_OK, ST_PENETRATION, ST_START_CONTACT)
 
 # --------------------------------------------------------------------------------------------
 # packed parameters P
@@ -155,13 +157,7 @@ EV_CAPTURE = 6
 EV_SEPARATION = 7
 N_EV = 8
 
-# status
-ST_OK = 0
-ST_PENETRATION = 1
-ST_GEOMETRY = 2
-ST_HYSTERESIS = 3
-ST_BAD_TABLE = 4
-ST_START_CONTACT = 5  # in contact at t = 0: no free flight to extend backwards
+# status ST_*: models._kernels.status, one table for every unit
 
 # output channels
 O_T = 0

@@ -1,8 +1,8 @@
 """Probe-cone kernel, stage contacts: the head and housing (limiter pads, alignment rollers)
 against the receiving cone, and the force law that sums every contact of a stage into the
 contact accumulator ``ACC_*`` (:func:`_contact_apply`). Called by the stage derivative
-(:func:`models._kernels.probe_cone_stage._rhs`); contact detectors in
-:mod:`models._kernels.contact`, layouts in :mod:`models._kernels.probe_cone_layout`.
+(:func:`models.probe_cone._kernels.stage._rhs`); contact detectors in
+:mod:`models._kernels.contact`, layouts in :mod:`models.probe_cone._kernels.layout`.
 Private to the probe-cone kernel (names with a leading underscore)."""
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from numba import njit
 
 from models._kernels import NJIT
 from models._kernels import contact as ck
-from models._kernels import probe_cone_trace as pct
+from models.probe_cone._kernels import trace as pct
 from models._kernels.contact_force import point_velocity
-from models._kernels.probe_cone_layout import *  # noqa: F401,F403  (the ACC_/HC_/ST_ layouts)
+from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (the ACC_/HC_/ST_ layouts)
 from models._kernels.trace_layout import R_PC_HOUSING, R_PC_PAD_MOUTH, TX_MASK
 
 __all__ = ["acc_add3", "_contact_apply", "_sphere_contacts", "_housing_contacts"]
@@ -88,7 +88,7 @@ def _sphere_contacts(xs, ys, zs, rs, mer, dnmax, tw_link, twp, law, acc, link, t
     one is on the socket bottom (the last face of the meridian). Inlined at numba IR level
     (``inline="always"``), as :func:`_unit_frame` (five array arguments). With tracing on
     (``tcx[TX_MASK] != 0``) every contact the detector reports is written to ``tr`` as
-    routine ``code`` with the indices ``i``, ``j`` (:mod:`models._kernels.probe_cone_trace`)."""
+    routine ``code`` with the indices ``i``, ``j`` (:mod:`models.probe_cone._kernels.trace`)."""
     nmer = mer.shape[0]
     n = 0
     bottom = False
