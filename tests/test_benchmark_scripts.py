@@ -13,6 +13,10 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def _script(name):
+    import sys
+
+    if str(BENCH) not in sys.path:      # as when run: the scripts import benchmarks/_record.py
+        sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
