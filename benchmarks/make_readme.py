@@ -156,8 +156,8 @@ def section(title: str, text: str, body: list[str], names: list[str]) -> list[st
 
 def kernels() -> list[str]:
     out = ["## Kernels", "",
-           "`make bench` reruns these (`python benchmarks/run.py [NAME ...]`, each "
-           "`bench_NAME.py` in its own process).", ""]
+           "`make bench` reruns these: `python benchmarks/run.py` runs each `bench_NAME.py` "
+           "in its own process (`python benchmarks/run.py hysteresis`: that one only).", ""]
     h = load("hysteresis.json")["figures"]
     out += section("hysteresis (`bench_hysteresis.py`)", "", table(["figure", "value"], [
         ["`hyst_step`, element-steps per second, one core (median wall / thread CPU of "
