@@ -1,4 +1,4 @@
-"""The computations of the benchmark scripts whose figures ``benchmarks/README.md`` quotes as
+"""The computations of the benchmark scripts whose figures ``docs/design/*.rst`` quote as
 findings (not their timings): checked against closed forms on seeded draws."""
 from __future__ import annotations
 
