@@ -16,7 +16,7 @@ def _script(name):
     import sys
 
     if str(BENCH) not in sys.path:      # as when run: the scripts import benchmarks/_record.py
-        sys.path.insert(0, str(BENCH))
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
