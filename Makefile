@@ -7,7 +7,7 @@ OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
 DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
-.PHONY: demo test test-slow bench docs docs-test chromium venv clean
+.PHONY: demo test test-slow bench bench-readme docs docs-test chromium venv clean
 
 venv: $(STAMP)
 
@@ -45,9 +45,15 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow -q
 
-## bench: speed benchmarks; figures recorded in benchmarks/results/
+## bench: the kernel benchmarks (benchmarks/run.py; figures, machine, commit and command in
+## benchmarks/results/), then benchmarks/README.md regenerated from the results files
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/make_readme.py
+
+## bench-readme: only regenerate benchmarks/README.md from benchmarks/results/
+bench-readme: $(STAMP)
+	$(BIN)/python benchmarks/make_readme.py
 
 ## docs: the documentation site (Sphinx, warnings are errors) into docs/_build/html; the
 ## worked examples (docs/examples/plot_*.py) run during the build

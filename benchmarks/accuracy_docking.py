@@ -11,7 +11,8 @@ axes), root-mean-square difference in units of the shipped flights' noise sigma
 
     python benchmarks/accuracy_docking.py [--draws 60] [--seed 11] [--duration 12]
 
-Writes ``benchmarks/results/accuracy_docking.json`` (every draw's figures and the summary).
+Writes ``benchmarks/results/accuracy_docking.json`` (every draw's figures and the summary, with
+the machine, commit and command: ``benchmarks/_record.py``).
 About 10 minutes on one core for 60 draws.
 """
 from __future__ import annotations
@@ -108,8 +109,10 @@ def main(argv=None) -> int:
     out = Path(__file__).resolve().parent / "results" / "accuracy_docking.json"
     out.parent.mkdir(exist_ok=True)
     tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"settings": vars(args), "summary": summary, "draws": rows},
-                              indent=1))
+    from _record import provenance
+
+    tmp.write_text(json.dumps({"settings": vars(args), "summary": summary, "draws": rows,
+                               "provenance": provenance(__file__, argv)}, indent=1))
     tmp.replace(out)
     return 0
 

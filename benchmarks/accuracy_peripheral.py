@@ -25,7 +25,8 @@ captured step 0.25 ms (``peripheral_speed.SMALL``, its small-step reference):
 
     python benchmarks/accuracy_peripheral.py [--steps 4e-4,5e-4,8e-4,1e-3,2e-3] [--repeats 3]
 
-Writes ``benchmarks/results/accuracy_peripheral.json``.
+Writes ``benchmarks/results/accuracy_peripheral.json`` (``--output``), with the machine, commit
+and command (``benchmarks/_record.py``).
 """
 from __future__ import annotations
 
@@ -122,7 +123,10 @@ def main(argv=None) -> int:
                        f"  latch ledger {row['latch_ledger']}"
                      if tr.status == 0 else f"status {tr.status}"), flush=True)
         results["flights"][name] = {"duration": dur, "events": _events(ref), "variants": rows}
+    from _record import provenance
+
     results["versions"] = versions()
+    results["provenance"] = provenance(__file__, argv)
     write_json(results, args.output)
     return 0
 

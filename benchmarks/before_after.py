@@ -1,8 +1,8 @@
 """The forward-model and log-probability benchmarks of two checkouts, interleaved, for a
-before/after table measured in one session and machine state (issue 21).
+before/after table measured in one session and machine state.
 
     python benchmarks/before_after.py --before /tmp/before --after . [--repeats 5]
-        [--output benchmarks/results/issue21_before_after_forward.json]
+        [--output benchmarks/results/before_after_forward.json]
 
 Each checkout needs its own virtual environment (``make -C DIR venv``) and, so that no compile
 is timed, a warmed numba cache (run this once with ``--repeats 1`` first, or any benchmark).
@@ -11,7 +11,9 @@ reference run: the preset and the implicit 2-ms option) and ``benchmarks/bench_r
 (log-probability evaluations of the nominal flight on all cores) run with that checkout's
 ``.venv/bin/python`` in that checkout. Interleaving spreads a drift of the machine over both
 sides; the median and the smallest of the repeats are printed and written with every raw
-figure and the load average around each run.
+figure and the load average around each run, and the provenance (``benchmarks/_record.py``:
+the machine, the command, the "after" checkout's commit as ``commit`` and the "before"
+checkout's as ``before_commit``).
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--after", required=True, type=Path, help="the 'after' checkout")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--output", type=Path,
-                    default=HERE / "results" / "issue21_before_after_forward.json")
+                    default=HERE / "results" / "before_after_forward.json")
     args = ap.parse_args(argv)
     sides = {"before": args.before.resolve(), "after": args.after.resolve()}
     for name, d in sides.items():
@@ -87,10 +89,13 @@ def main(argv=None) -> int:
         print(f"{label:58s} " + "  ".join(
             f"{name} {t['median']:8.2f} ({t['min']:.2f})" for name, t in table[label].items()))
     sys.path.insert(0, str(HERE.parent))
+    from _record import commit, provenance
     from identification.provenance import versions
     from recon.io import write_json
     write_json({"checkouts": {k: str(v) for k, v in sides.items()}, "repeats": args.repeats,
-                "figures": table, "raw": raw, "versions": versions()}, args.output)
+                "figures": table, "raw": raw, "versions": versions(),
+                "provenance": {**provenance(__file__, argv, tree=sides["after"]),
+                               "before_commit": commit(sides["before"])}}, args.output)
     return 0
 
 

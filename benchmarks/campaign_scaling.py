@@ -1,4 +1,4 @@
-"""Campaign throughput on this machine: flights per hour at 1 and 2 workers (issue 20).
+"""Campaign throughput on this machine: flights per hour at 1 and 2 workers.
 
 Runs the same flights (default: the three shipped 5-s probe-cone flights of
 ``telemetry_samples/flights/campaign.toml``, importance sampling, no emcee) as a campaign
@@ -19,7 +19,8 @@ a flight alone and two at a time, which is what a long campaign approaches (the 
 figure of a short one also counts the end, when one worker has finished and the other has
 not).
 
-Writes ``benchmarks/results/campaign_scaling.json`` and prints a table.
+Writes ``benchmarks/results/campaign_scaling.json`` (``--output``), with the machine, commit and
+command (``benchmarks/_record.py``), and prints a table.
 """
 from __future__ import annotations
 
@@ -81,11 +82,14 @@ def main(argv=None) -> int:
     steady = mean[0] / mean[1]
     print(f"efficiency of 2 workers: {eff:.2f} (wall time); {steady:.2f} from the mean flight "
           f"time ({mean[0]:.0f} s alone, {mean[1]:.0f} s two at a time)")
+    from _record import provenance
+
     write_json({"benchmark": "campaign_scaling", "runs": runs, "efficiency_2_workers": eff,
                 "efficiency_2_workers_steady": steady, "repeat": args.repeat,
                 "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                             "load_average_end": os.getloadavg()},
-                "versions": versions(), "date": time.strftime("%Y-%m-%d")}, args.output)
+                "versions": versions(), "date": time.strftime("%Y-%m-%d"),
+                "provenance": provenance(__file__, argv)}, args.output)
     return 0
 
 

@@ -1,5 +1,5 @@
 """CPU that the embedded Dask cluster of ``dockrecon campaign`` / ``study`` takes while idle
-(benchmarks/README.md, "Campaigns": the embedded cluster's own CPU).
+(docs/design/campaign_executor.rst: the embedded cluster's own CPU).
 
 ``python benchmarks/embedded_cluster_idle.py [--seconds 60] [--workers 2] [--defaults]``
 starts the cluster as :func:`recon.app.campaign._client` does (with

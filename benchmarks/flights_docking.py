@@ -13,7 +13,8 @@ it); ``--mcmc-below-ess N`` runs emcee only where the importance sampling's effe
 size is below N (the calibrated hybrid engine). Writes
 ``benchmarks/results/flights_docking[_mcmc|_hybrid].json`` (per flight: the truth, MAP,
 median, intervals, inside or not, z = (truth - median) / half the 68 % width, the joint
-check of :func:`joint_check`, wall time) and prints a table. The result directories go to
+check of :func:`joint_check`, wall time; the machine, commit and command:
+``benchmarks/_record.py``) and prints a table. The result directories go to
 ``--output`` (default: a temporary directory).
 """
 from __future__ import annotations
@@ -87,10 +88,12 @@ def main(argv=None) -> int:
     finally:
         if not args.output:
             shutil.rmtree(work, ignore_errors=True)
+    from _record import provenance
+
     out = {"benchmark": "flights_docking", "mcmc": args.mcmc,
            "mcmc_below_ess": args.mcmc_below_ess, "steps": args.steps,
            "seed": args.seed, "flights": rows, "versions": versions(),
-           "date": time.strftime("%Y-%m-%d")}
+           "date": time.strftime("%Y-%m-%d"), "provenance": provenance(__file__, argv)}
     tag = ("_mcmc" if args.mcmc else "_hybrid" if args.mcmc_below_ess is not None else "")
     write_json(out, HERE / "results" / f"flights_docking{tag}.json")
     return 0

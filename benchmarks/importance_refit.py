@@ -1,5 +1,5 @@
 """The importance proposal's refit rules on a shipped peripheral flight, from a finished
-reconstruction's optimum (benchmarks/README.md, Peripheral flights).
+reconstruction's optimum (docs/design/importance_sampling.rst, shipped_records.rst).
 
     .venv/bin/python benchmarks/importance_refit.py OUT/result.json low_energy \
         [--adapt moments|quadratic] [--n 2000] [--n-max 4000 --ess-target 100] [--seed 1]

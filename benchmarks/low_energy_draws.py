@@ -1,5 +1,5 @@
 """Noise draws of the low-energy peripheral flight at its fixed truth: is the likelihood
-biased on this record? (benchmarks/README.md, Peripheral flights.)
+biased on this record? (docs/design/shipped_records.rst.)
 
     .venv/bin/python benchmarks/low_energy_draws.py 0,2,3 [--lr] [--out DIR]
 

@@ -1,5 +1,5 @@
-"""Speed and step-size figures of the peripheral unit's 20-s reference run (benchmarks/README.md,
-"Peripheral unit").
+"""Speed and step-size figures of the peripheral unit's 20-s reference run
+(docs/design/peripheral_contact_step.rst, peripheral_captured_step.rst).
 
 ``python benchmarks/peripheral_speed.py prune [--repeats N]``: CPU time of the reference run
 with the primitive-pair pruning on and off, interleaved in one process (median and minimum of

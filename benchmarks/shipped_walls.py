@@ -1,5 +1,6 @@
 """Wall time of every shipped flight from the command line, with its shipped run configuration
-(issue 21's figure: each flight's calibrated posterior in at most 5 minutes on 2 cores).
+(the figure asked of the engine: each flight's calibrated posterior in at most 5 minutes on
+2 cores).
 
 Usage::
 
@@ -19,7 +20,7 @@ machine's cores (numba's threads). ``--cli`` runs another checkout's command; ``
 takes the flights, truths and run configurations from another checkout's campaign.toml (its
 shipped run configurations, so that a past commit runs what an analyst ran then).
 
-A before/after comparison (issue 21) runs both in one call: make the "before" checkout
+A before/after comparison runs both in one call: make the "before" checkout
 (``git clone . /tmp/before && git -C /tmp/before checkout COMMIT && make -C /tmp/before
 venv``, then warm its numba cache with ``dockrecon bench docking`` for each unit) and pass
 ``--before-cli /tmp/before/.venv/bin/dockrecon`` (``--before-manifest`` defaults to the
@@ -35,7 +36,9 @@ the method that gave the posterior, the importance ESS, emcee's steps and the Ga
 check of the truth (:func:`recon.validation.joint_check`; the slow tests check the
 highest-density region); the wall time and forward evaluations of each engine
 (``diagnostics.timing``) where the CLI records them; the load average at the start and end of
-the flight. A table is printed, and the files rewritten, as each flight ends (an interrupted
+the flight; and the provenance (``benchmarks/_record.py``): the machine, this command line and
+the commit of the checkout whose CLI ran (``CHECKOUT/.venv/bin/dockrecon``). A table is
+printed, and the files rewritten, as each flight ends (an interrupted
 comparison keeps the flights it finished). ``--output DIR`` keeps the result
 directories (``DIR/FLIGHT``, or ``DIR/after/FLIGHT`` and ``DIR/before/FLIGHT``).
 """
@@ -127,6 +130,7 @@ def _print_row(name: str, side: str, row: dict) -> None:
 
 def main(argv=None) -> int:
     sys.path.insert(0, str(ROOT))
+    from _record import provenance
     from models.errors import InputError
     from recon.app.campaign import load_manifest
     from identification.provenance import versions
@@ -188,7 +192,10 @@ def main(argv=None) -> int:
     def write():
         # after every flight, so that an interrupted comparison keeps the flights it ran
         for side, (cli, man) in sides.items():
-            doc = {"cli": cli, "manifest": man, "flights": rows[side], "versions": versions()}
+            doc = {"cli": cli, "manifest": man, "flights": rows[side], "versions": versions(),
+                   # the checkout whose CLI ran: CHECKOUT/.venv/bin/dockrecon
+                   "provenance": provenance(__file__, argv,
+                                            tree=Path(cli).absolute().parents[2])}
             if side:
                 doc["interleaved"] = "each flight after, then before (--before-cli)"
             write_json(doc, results / (f"{stem}_{side}.json" if side else f"{stem}.json"))

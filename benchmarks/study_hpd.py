@@ -15,7 +15,8 @@ above the truth's density over all free parameters. Over a calibrated study the 
 inside the 95 % region on 95 % of the flights (binomial: ``p_low``, the one-sided
 probability of so few), and ``mass_above`` is uniform on [0, 1].
 
-Prints one line per flight and the summary; ``--output`` writes them as JSON. Studies run
+Prints one line per flight and the summary; ``--output`` writes them as JSON (with the machine,
+commit and command: ``benchmarks/_record.py``). Studies run
 since 2026-11-28 score this themselves (``calibration.json``: ``hpd`` per flight and in
 summary, :func:`recon.calibration.score_flight`); the script re-scores a study directory of any
 age.
@@ -86,8 +87,11 @@ def main(argv=None) -> int:
                "ks_uniform_p": float(kstest(m, "uniform").pvalue)}
     print(json.dumps(summary, indent=1))
     if args.output:
+        from _record import provenance
+
         write_json({"study": str(args.study), "flights": rows, "summary": summary,
-                    "versions": versions()}, args.output)
+                    "versions": versions(), "provenance": provenance(__file__, argv)},
+                   args.output)
     return 0
 
 

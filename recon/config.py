@@ -105,7 +105,7 @@ RUN_TABLES = ("model", "parameters", "observation", "optimizer", "sampler")
 #: The engine tables of a reconstruction run without any run table (``dockrecon reconstruct``
 #: without ``--config``, and a scenario without run tables): the settings of the realistic-span
 #: flights (``telemetry_samples/flights/realistic/run.toml``, whose comments give the reasons),
-#: the ones the calibration study measured (benchmarks/README.md).
+#: the ones the calibration study measured (docs/design/fit_window.rst: the realistic-span study).
 DEFAULT_RUN: dict[str, dict[str, Any]] = {
     "model": {"duration": "record", "fit_before_contact": 3.0, "fit_after_capture": 3.0},
     "optimizer": {"starts": 0, "screen": 512, "keep": 8, "pre_nfev": 20, "pre_keep": 2,

@@ -17,7 +17,7 @@ contact-to-capture phase that carries the initial conditions. The window is a st
 telemetry alone (its capture edge), so the posterior given the windowed record is a proper
 posterior. ``fit_after_capture`` absent: the whole record.
 
-Measured trade-off (calibration study, 24 flights, seed 7; benchmarks/README.md): with a 1-s
+Measured trade-off (calibration study, 24 flights, seed 7; docs/design/fit_window.rst): with a 1-s
 window cal01 is repaired (7 misses -> 2, effective sample size 2 -> 664), but the posterior of
 the shorter record is wider and less Gaussian, importance sampling has an effective sample size
 below 100 on 8 flights instead of 4, and coverage at 95 % is lower on most initial conditions

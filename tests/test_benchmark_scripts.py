@@ -1,4 +1,4 @@
-"""The computations of the benchmark scripts whose figures ``benchmarks/README.md`` quotes as
+"""The computations of the benchmark scripts whose figures ``docs/design/*.rst`` quote as
 findings (not their timings): checked against closed forms on seeded draws."""
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def _script(name):
+    import sys
+
+    if str(BENCH) not in sys.path:      # as when run: the scripts import benchmarks/_record.py
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -31,7 +31,7 @@ which is what ``make demo`` runs::
 takes about 2 minutes; the calibrated engine (the same command without ``--no-mcmc``: emcee
 runs because the importance sampling's effective sample size, 23 of 2000 draws, is below the
 configuration's ``mcmc_below_ess = 100``) takes 10-15 minutes on 2 cores
-(``benchmarks/README.md``, "MCMC on the nominal flight"). Its intervals are the calibrated
+(``docs/design/emcee_moves.rst``, emcee on the shipped flights). Its intervals are the calibrated
 ones; the intervals below are not.
 """
 
@@ -70,7 +70,7 @@ print(f"reconstructed in {time.perf_counter() - t0:.0f} s: status {result.status
 # Every parameter has the project's schema: MAP, median, 68 and 95 % intervals, unit and
 # prior; angles and rates are in SI (rad, rad/s) whatever unit the run configuration used.
 # The closing velocity's truth (0.22 m/s) lies at or just outside its 95 % interval: so it
-# does with the shipped budget and with emcee (``benchmarks/README.md``), a property of the
+# does with the shipped budget and with emcee (``docs/design/emcee_moves.rst``), a property of the
 # posterior (the contact, latch and brake switching put kinks in the predictions), not of
 # the small budget.
 doc = json.loads((out / "result.json").read_text())

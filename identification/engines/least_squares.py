@@ -283,8 +283,8 @@ def refine(problem, result: Result, *, diff_step: float, max_nfev: int | None = 
     are added with origin ``"refine"`` (the old ones stay, so the search stays visible);
     :attr:`~identification.result.Result.x_opt` and ``diagnostics.optimizer`` follow the new best.
 
-    Measured on the shipped low-energy peripheral flight (benchmarks/README.md, Peripheral
-    flights): the search's polish at step 1e-2 ended at cost 716.8 (roll +0.011 rad), whose
+    Measured on the shipped low-energy peripheral flight (docs/design/search.rst, the final
+    polish): the search's polish at step 1e-2 ended at cost 716.8 (roll +0.011 rad), whose
     polish at 1e-3 reaches 702.5 in 31 evaluations; the 1e-2 importance re-polishes instead
     stopped at 709.4 (roll +0.008 rad).
     """

@@ -28,7 +28,7 @@ the chains decorrelate. On the reconstruction posteriors, twelve parameters with
 up to 0.99 and curved ridges, the stretch move's autocorrelation time grew to 160-280 steps
 (the short-ended record of ``tests/recon/test_record_shapes.py``, 32 walkers, steps 1000-4000
 of a 4000-step run) where the DE mixture's was 50-63 steps from the same walkers' end state
-(1000 steps; ``benchmarks/README.md``, "Moves").
+(1000 steps; ``docs/design/emcee_moves.rst``: autocorrelation time by move).
 
 The run stops ``"converged"`` when the chain is longer than ``tau_factor`` :math:`\\tau`,
 :math:`\\tau` changed by less than ``tau_rtol`` since the previous round, every

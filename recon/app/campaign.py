@@ -438,7 +438,7 @@ def reconstruct_one(spec, out: str) -> dict:
 #: collect, and each costs CPU the flights could use (idle, a client and two workers took
 #: 4.2-4.6 s of CPU a minute with Dask's defaults and 1.45-1.53 s with these, at load 2.7;
 #: 6.3-7.2 and 1.6-1.8 s at load 6-10: ``benchmarks/embedded_cluster_idle.py``,
-#: benchmarks/README.md "campaigns"):
+#: docs/design/campaign_executor.rst, the embedded cluster's own CPU):
 #:
 #: * the workers' statistical profiler, a stack sample of every thread every 10 ms;
 #: * the system monitor (CPU, memory, network of each process for the dashboard's plots),

@@ -1,6 +1,6 @@
 """Step counters of the peripheral kernel (``INFO_STEPS``, ``INFO_SMALL_STEPS``,
 ``INFO_T_TOUCH``) against the step sizes of the run: what the speed figures of
-``benchmarks/README.md`` count."""
+``docs/design/peripheral_contact_step.rst`` and ``peripheral_captured_step.rst`` count."""
 from __future__ import annotations
 
 import dataclasses

@@ -48,7 +48,7 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> lis
     * the truth lies inside the posterior's joint 95 % region: the highest-density region
       of all the free parameters (:func:`hpd_of_result`), which needs no covariance
       estimate (importance posteriors of ESS ~100-900 in 12 dimensions make the Gaussian
-      distance depend on the sampler's seed, benchmarks/README.md, Peripheral flights, and
+      distance depend on the sampler's seed: docs/design/shipped_records.rst, the streams, and
       the probe-cone nominal flight's posterior has several roll modes). The initial
       conditions' Gaussian region (:func:`recon.validation.joint_check`) is reported with a
       miss, not asserted.

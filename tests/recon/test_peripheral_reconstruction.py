@@ -79,8 +79,8 @@ def test_profiled_clock_aligns_the_capture(flight):
 # the low-energy flight's importance posterior (ESS 106 in 12 dimensions) is too few
 # effective draws for the Gaussian region's correlation matrix, whose distance of the truth
 # was 29.1 with the engine's random stream and 12.8 with another (limit 19.7), while the
-# highest-density region holds the truth at mass 0.22 +- 0.04 (benchmarks/README.md,
-# "Peripheral flights"). The nominal record is its second noise draw: with the first the
+# highest-density region holds the truth at mass 0.22 +- 0.04 (docs/design/shipped_records.rst,
+# the sampler streams). The nominal record is its second noise draw: with the first the
 # truth's own likelihood-ratio statistic was 22.1 (chi2_12 p 0.037) and the posterior left it
 # outside (d2 23.9, p 0.013), a draw a calibrated posterior leaves outside one time in twenty;
 # the low-energy record is its third (telemetry_samples/flights/peripheral/generate.py).

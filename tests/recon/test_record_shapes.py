@@ -52,7 +52,7 @@ SHAPES = {
 #: truth's 2 x log-posterior drop from the MAP 22.8, its likelihood-ratio p 0.05), so the
 #: joint 95 % check missed it by 0.6 % whatever the sampler (stretch move, 4000 steps: d2
 #: 22.9; DE, 1000 steps: 23.4). A calibrated posterior does that for 1 record in 20; the
-#: next seed (5004) was taken, the only one tried (benchmarks/README.md, "Record shapes").
+#: next seed (5004) was taken, the only one tried (docs/design/shipped_records.rst: each draw).
 SEEDS = {"short_end_negative_clock": 5004}
 
 

@@ -67,7 +67,7 @@ Model
   implicitly on the ring (:mod:`models.peripheral._kernels.implicit`, ``sc[SC_HIMP]`` =
   ``gamma h``, the step known before the first stage), so that the seat's stiffness bounds
   the step; the captured transient (while the vehicles still swing) and the settled motion
-  each take their own (``benchmarks/README.md``, "Peripheral unit").
+  each take their own (``docs/design/peripheral_captured_step.rst``: ledger and symmetry by step).
 
 Energy ledger (channels of the probe-cone unit where the quantity is the same)::
 

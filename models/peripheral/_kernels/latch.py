@@ -27,7 +27,7 @@ plunger on a 1e6 N/m contact in the reference (1414 rad/s), and implicit Euler a
 step damps and delays it at first order in ``omega h``: the reference preset's 0.4-ms
 contact step was bound by the latches' own energy ledger, and at 0.8-1 ms the latch strikes
 of the shipped misaligned flight moved its event times by 3-10 sigma of the records' switch
-timing (benchmarks/README.md, "The peripheral contact step against the records' noise").
+timing (docs/design/peripheral_contact_step.rst: each contact step against small-step runs).
 The latch's state is its own (the vehicles see it only through the forces held over the
 next step), so it can take shorter steps than the vehicles: the step is cut into ``n``
 sub-steps over the latch geometry interpolated linearly from the step's start to its end
@@ -35,7 +35,7 @@ sub-steps over the latch geometry interpolated linearly from the step's start to
 the implicit step above with its trigger test and its ledger, which closes at every
 sub-step as it does at every step. The held forces come from the end state as before. A
 trigger is timed at its sub-step. What remains of the RK4 step's bound is the held-force
-lag, first order in ``h`` on the vehicles (benchmarks/README.md, "Latch sub-steps").
+lag, first order in ``h`` on the vehicles (docs/design/peripheral_contact_step.rst, sub-steps).
 
 Forces between the ring and the passive unit from a latch (held over the next RK4 step):
 along ``n_L`` the force that the latch actually transmits, ``F``: the spring ``k_L x_L + f_L0``

@@ -98,7 +98,7 @@ the housing against the bending spring with the head held, ``sqrt(k_b (1 + L_M/l
 whose friction is explicit) the head contacts (2e6 N/m on 10 kg, several in parallel on the
 latch stops and the bottom) bound the step even with the implicit friction: 3.3 ms diverged
 on the reference docking, 2.5 ms failed 1 of 41 envelope draws (an illegal hysteresis
-transition), 2 ms none (``benchmarks/README.md``, "Implicit head friction").
+transition), 2 ms none (``docs/design/probe_cone_step.rst``: accuracy of each setting).
 
 Layouts
 -------

@@ -66,8 +66,8 @@ LATCH_THRESHOLD = (0.029765625, 0.03)
 #: conditions (clock re-fitted) was 19.4 against the chi2_11 95 % limit 19.68 (p 0.054), with
 #: draw 1 19.85 (p 0.047): a calibrated posterior puts the truth on the edge of its joint 95 %
 #: region on either. Two such draws in a row raised the question of a bias of the likelihood
-#: on this record, so draws 2-9 were made at the same truth (benchmarks/README.md, Peripheral
-#: flights): 2 cost at the truth 1284-1456 for 1425 residuals, and the statistic from a polish
+#: on this record, so draws 2-9 were made at the same truth (docs/design/shipped_records.rst, their
+#: table): 2 cost at the truth 1284-1456 for 1425 residuals, and the statistic from a polish
 #: started at the truth (a lower bound) 5.3, 7.1, 11.1, 1.9, 12.9, 1.5, 14.4, 15.0 - no sign
 #: of a bias; draws 0 and 1 were the tail. Draw 2, the next in sequence, was chosen before the
 #: engine ran on it (the engine's best puts its statistic at 6.3 for all 12).
