@@ -18,7 +18,7 @@ import pytest
 from models.errors import InputError
 from recon.app import outputs
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
 SCENARIO = ROOT / "models" / "probe_cone" / "presets" / "reference.toml"
 

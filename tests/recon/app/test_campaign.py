@@ -16,7 +16,7 @@ from recon.app.campaign import (FLIGHT_STAMP, FlightSpec, catalog_rows, complete
                                 spec_digest)
 from tests.recon._fast import fast_config
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FLIGHTS = ROOT / "telemetry_samples" / "flights"
 SCENARIO = ROOT / "models" / "probe_cone" / "presets" / "reference.toml"
 STORED = ROOT / "tests" / "reports" / "data" / "reconstruction" / "result.json"

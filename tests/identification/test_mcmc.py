@@ -90,7 +90,7 @@ _KILLED = """
 import os, signal, sys
 import numpy as np
 from tests.recon._toy import linear_problem
-from tests.recon.test_sample import SETTINGS, _run
+from tests.identification.test_mcmc import SETTINGS, _run
 prob, *_ = linear_problem()
 inner = prob.log_probability
 calls = [0]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "identification" / "resonance"))
+sys.path.insert(0, str(Path(__file__).parent))
 import paper_cases as PC  # noqa: E402
 
 from identification.resonance.harmonics import amplitude_sequence  # noqa: E402

@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from tests.recon._fast import fast_config
-from tests.recon.test_campaign import FLIGHTS, SCENARIO
+from tests.recon.app.test_campaign import FLIGHTS, SCENARIO
 
 pytestmark = pytest.mark.slow
 

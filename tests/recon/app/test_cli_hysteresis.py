@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from recon.app.cli import cli
 
-STATIC = Path(__file__).resolve().parents[2] / "telemetry_samples" / "static"
+STATIC = Path(__file__).resolve().parents[3] / "telemetry_samples" / "static"
 REC = STATIC / "lateral_double_loop.csv"
 START = STATIC / "lateral_double_loop.start.toml"
 
