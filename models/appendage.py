@@ -341,7 +341,8 @@ class AppendageConfig:
     # ---- construction from a plain dict (TOML) ------------------------------------------
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "AppendageConfig":
-        """Build from the TOML layout of issue 9 (SI units); unknown keys are errors."""
+        """Build from the appendage TOML layout (module docstring; SI units); unknown keys are
+        errors."""
         _table(d, "", ("formulation", "duration", "output_points", "spacecraft", "rods",
                        "hinges", "loads", "initial", "clamps"),
                ("formulation", "duration", "output_points", "spacecraft", "rods", "hinges",

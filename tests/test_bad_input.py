@@ -1,4 +1,4 @@
-"""Every command, fed bad input through the command line (issue 17).
+"""Every command, fed bad input through the command line.
 
 For each case: the exit code (2 for the user's input, 65 for data that read but cannot be
 trusted: README "Exit codes"), exactly one ``error:`` line on stderr naming the file or option

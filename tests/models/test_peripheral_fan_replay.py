@@ -1,4 +1,4 @@
-"""Issue 18 acceptance: the fan-vs-circle dichotomy inside the peripheral kernel finds the
+"""The fan-vs-circle dichotomy inside the peripheral kernel finds the
 contact that exhaustive search over the generators finds, at every fan search of every RK4
 stage of every step of a seeded set of random dockings.
 
@@ -44,7 +44,7 @@ def scenario():
     scn = load_scenario("reference")
     # pruning skips the petal pairs that bounding spheres prove apart; off, every stage
     # searches all six fans (the same contacts: tests/models/test_peripheral_prune.py). The
-    # 0.4-ms contact step with the latches on the RK4 step (the preset's until 2026-11-29)
+    # 0.4-ms contact step with the latches on the RK4 step (the shipped records' integration)
     # is kept: the draws and the counts in the module docstring were chosen and measured on
     # it, and a smaller step only means more searches to replay (the detector is checked
     # search by search, whatever the step)
@@ -210,7 +210,7 @@ def test_replay_reproduces_the_traced_search_bit_for_bit(dockings):
 
 
 def test_dichotomy_finds_the_contact_exhaustive_search_finds(dockings):
-    """Issue 18 acceptance: on every traced search the dichotomy and exhaustive search over
+    """On every traced search the dichotomy and exhaustive search over
     all 257 generators give the same result, exactly: both nothing, or the same generator
     with the same penetration, normal and point (one generator, one arithmetic)."""
     for d in dockings:

@@ -96,10 +96,10 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     threshold; a 7-s record, the latches triggering one pair at a time).
 
     Measured with the shipped run.toml, seed 1: importance ESS 910 and 823 of 2000 on
-    nominal and misaligned at 951f97f (Gaussian d2 9.2 and 14.1); on the low-energy draw 2
-    (2026-11-28, main 7b86f04) ESS 106 of 2000 (rounds 4.6, 21.8, 81.3, 65.2), best cost
-    704.27 against the truth's 707.44, closing-velocity 68 % width 0.16 mm/s, the truth at
-    HPD mass 0.22 (Gaussian d2 29.1), 18 min on a core shared with two other jobs. The
+    nominal and misaligned (Gaussian d2 9.2 and 14.1); on the low-energy draw 2 ESS 106 of
+    2000 (rounds 4.6, 21.8, 81.3, 65.2), best cost 704.27 against the truth's 707.44,
+    closing-velocity 68 % width 0.16 mm/s, the truth at HPD mass 0.22 (Gaussian d2 29.1),
+    18 min on a core shared with two other jobs. The
     low-energy ESS is near the hybrid rule's 100: below it the engine would go on to emcee,
     which takes hours on this record (the test would still be right, only slow).
 
@@ -109,8 +109,8 @@ def test_shipped_peripheral_flight_reconstruction(tmp_path, flight):
     * the polish finds the truth's basin: its best cost is at most that of a polish started
       at the truth plus 1, and the truth's excess over it is within chi2_12 99.9 % / 2 = 16.4
       (12 free parameters: 11 initial conditions and the clock);
-    * the closing velocity's 68 % interval is narrower than 0.01 m/s (issue 19);
-    * the truth lies inside the posterior's highest-density 95 % region (issue 19). A
+    * the closing velocity's 68 % interval is narrower than 0.01 m/s;
+    * the truth lies inside the posterior's highest-density 95 % region. A
       calibrated posterior misses it one time in twenty, which is why the nominal record is
       its second noise draw (the comment above)."""
     from recon.flight import reconstruct_flight

@@ -1,6 +1,6 @@
 """End to end on the shipped synthetic records: read -> harmonics -> Abel inversion -> truth.
 
-Acceptance (issue 5), default method (product integration), no refinement: restoring force
+What the default method (product integration, no refinement) must reach: restoring force
 within 3 % wherever the true force exceeds 10 % of its maximum and the point is more than 5 %
 of the amplitude range from a discontinuity of the characteristic (value or slope); damping
 force H(v) within 5 % wherever the true damping force exceeds 10 % of its maximum.

@@ -1,5 +1,5 @@
-"""Refinement by simulating the oscillator against the whole record (issue 5 acceptance:
-below 1 % with refinement)."""
+"""Refinement by simulating the oscillator against the whole record: below 1 % error with
+refinement."""
 import sys
 from pathlib import Path
 

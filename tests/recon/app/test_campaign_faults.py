@@ -1,4 +1,4 @@
-"""Campaign fault handling (issue 20 acceptance), on real ``dockrecon campaign`` processes with
+"""Campaign fault handling, on real ``dockrecon campaign`` processes with
 a 2-worker embedded Dask cluster and the shipped flights at fast settings:
 
 * a worker process killed (SIGKILL) while it reconstructs a flight: the scheduler gives the
