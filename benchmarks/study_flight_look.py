@@ -22,8 +22,8 @@ are still in ``STUDY_DIR``). Prints, per flight:
   of ``d2``, each with the share it carries and its four largest loadings.
 
 A flight whose misses are one offset along a direction the posterior correlates (cal16 in
-``docs/design/calibration_studies.rst``) has an ordinary ``d2`` carried by one direction; a flight whose
-truth is in the likelihood's tail (cal05, cal08) has a large truth's statistic and ``d2``
+``docs/design/calibration_studies.rst``) has an ordinary ``d2`` carried by one direction; a flight
+whose truth is in the likelihood's tail (cal05, cal08) has a large truth's statistic and ``d2``
 alike, whatever the sampler.
 """
 from __future__ import annotations

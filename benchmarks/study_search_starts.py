@@ -8,16 +8,16 @@ Usage::
 A reconstruction's search (``recon.search.screened_starts``) polishes the screen's ``keep``
 best draws, best first, and the analytic first guess appended last, each for ``pre_nfev``
 evaluations; the ``pre_keep`` lowest then continue to ``max_nfev``
-(:func:`identification.engines.multistart`). Every flight's ``result.json`` records each start's end
-cost in that order (``diagnostics.optimizer``, origin ``first_guess``). For a smaller
+(:func:`identification.engines.multistart`). Every flight's ``result.json`` records each start's
+end cost in that order (``diagnostics.optimizer``, origin ``first_guess``). For a smaller
 ``keep`` this prints, per flight, how far the best end cost of the first ``keep`` starts and
 the analytic guess lies above the best of all of them [cost units = log-likelihood units],
 and counts the flights where it is more than ``--margin`` above.
 
 It is a reading of the recorded runs, not a re-run: with fewer starts other starts may go on
 to ``max_nfev`` (so a small margin may close), and the best end points are then polished on
-with a finer step (``identification.engines.refine``), which closes margins inside one basin. A flight
-with a large margin is one whose optimum only a start beyond ``keep`` found: the case a
+with a finer step (``identification.engines.refine``), which closes margins inside one basin. A
+flight with a large margin is one whose optimum only a start beyond ``keep`` found: the case a
 smaller ``keep`` must be re-run on before it is adopted.
 
 A flight whose screen kept the analytic guess among its best draws has one start fewer than

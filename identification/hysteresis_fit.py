@@ -5,8 +5,8 @@ The record is a sequence of samples ``(q, force)`` in the order they were taken 
 of loading and unloading cycles); the model is the element's state machine driven by that
 sequence (:meth:`models.hysteresis.HysteresisElement.trace`: the rate sign is the backward
 difference of q), so the transition segments and, for a friction brake, the irreversible
-shifts are reproduced exactly as in simulation. The fit
-(:func:`identification.hysteresis_fit.identify_hysteresis`) minimises the force residual
+shifts are reproduced exactly as in simulation. The fit (:func:`identify_hysteresis`)
+minimises the force residual
 
 .. math::  \\min_p \\sum_k \\bigl(Q_{model}(q_{1..k}; p) - F_k\\bigr)^2 .
 

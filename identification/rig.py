@@ -1,7 +1,7 @@
 """The hydraulic test rig's output-error model for rig records (seed digest
 ``hydraulic-actuator.md`` Section 8): fittable parameters, their boxes and start values, the
-noise-weighted channel residuals, and the identifiability report. The fit is
-:func:`identification.rig.identify_rig`.
+noise-weighted channel residuals, the identifiability report, and the fit
+(:func:`identify_rig`).
 
 Two record kinds:
 
@@ -14,8 +14,9 @@ Two record kinds:
   (taking the first noisy sample would bias every parameter).
 * ``"platform"``: the 6-DOF rig. Channels ``t``, commanded pose ``cmd_x``, ``cmd_y``, ``cmd_z``
   [m], ``cmd_roll``, ``cmd_pitch``, ``cmd_yaw`` [rad], measured leg lengths ``len_1..6`` [m] and
-  chamber pressures ``p_A_1..6`` [Pa]. The coupled model (:func:`models.hydraulic.simulate_hexapod`)
-  is re-run for each parameter vector; the transport delay of the valve commands is fitted.
+  chamber pressures ``p_A_1..6`` [Pa]. The coupled model
+  (:func:`models.hydraulic.simulate_hexapod`) is re-run for each parameter vector; the transport
+  delay of the valve commands is fitted.
 
 Residuals are ``model - record`` per channel [channel units]; the noise level of each channel
 starts from ``[identify.noise]`` and is re-estimated from the residuals of the fit.

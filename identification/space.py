@@ -194,7 +194,8 @@ def _unit_factor(name: str, unit: str | None, key: str,
     f = to_si(1.0, unit, si, key=key)
     zero = to_si(0.0, unit, si, key=key)
     if zero != 0.0:
-        raise InputError(f"unit '{unit}' has an offset; give the value in an absolute unit", key=key)
+        raise InputError(f"unit '{unit}' has an offset; give the value in an absolute unit",
+                         key=key)
     return float(f), si
 
 
@@ -247,7 +248,8 @@ class ParameterSpace:
         for name, spec in table.items():
             k = f"{key}.{name}"
             if not isinstance(spec, Mapping):
-                raise InputError("expected a table (prior, bounds, unit) or {fixed = value}", key=k)
+                raise InputError("expected a table (prior, bounds, unit) or {fixed = value}",
+                                 key=k)
             for sub in spec:
                 if sub not in _KEYS:
                     raise InputError(f"unknown key (allowed: {', '.join(sorted(_KEYS))})",

@@ -26,7 +26,8 @@ Choices (documented where the digest leaves them open, checked against the Russi
   scheme ``scheme="paper"``. As the digest warns (N3) it under-drives a heavy load when the
   piston is light and ``dt >> dt1``; ``scheme="loaded"`` (default, not in the paper) keeps the
   sequential-impulse structure but lets the sub-step pressures see the loaded motion and hands
-  the exact hydraulic impulse to the impulse stage (see :func:`models._kernels.hydraulic.cosim_run`).
+  the exact hydraulic impulse to the impulse stage (see
+  :func:`models._kernels.hydraulic.cosim_run`).
 * Pressure update: ``"robust"`` (linearly implicit, default) or ``"literal"`` (explicit, the
   paper's (E); stable only for ``omega_h dt1 < 2`` and ``dt1 < 2 V / (beta |G|)``).
 * Chamber volumes depend on position (``volume_model="variable"``) or not (``"constant"``).
@@ -512,7 +513,8 @@ def lift_load(params: ActuatorParams, command: Command, *, load: LoadSettings = 
     return _run(bodies, geo, geoi, par, state, command, 1, None, t_end, solver, 0, out_every)
 
 
-def hexapod_legs(geom: HexapodGeometry, params: ActuatorParams) -> tuple[np.ndarray, np.ndarray, float]:
+def hexapod_legs(geom: HexapodGeometry, params: ActuatorParams) -> tuple[np.ndarray, np.ndarray,
+float]:
     """Joint points: base (6, 3) in the base frame, platform (6, 3) in the platform frame
     [m], and the leg length at x_p = 0, ``x0`` [m], chosen so that home is mid-stroke."""
     base = np.zeros((6, 3))

@@ -31,7 +31,8 @@ from models._kernels import trace_layout as TL
 from models.errors import InputError, SimulationError
 
 __all__ = ["TraceSettings", "Trace", "DEFAULT_MAX_ROWS", "parse_window", "parse_groups",
-           "kernel_buffers", "no_trace_buffers", "arm", "rerun_hint", "kernel_failure", "HINT_SPAN"]
+           "kernel_buffers", "no_trace_buffers", "arm", "rerun_hint", "kernel_failure",
+           "HINT_SPAN"]
 
 #: default cap on the kernel rows of one trace (33 float64 each: 264 MB at the cap; the long
 #: frame holds up to 26 values per row)

@@ -35,9 +35,10 @@ import numpy as np
 from models.errors import InputError
 from models.limits import check_keys, number, vector
 
-__all__ = ["IC_NAMES", "InitialConditions", "ContactLaw", "Thrust", "Channel", "Sensor", "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
-           "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS",
-           "row_peak", "row_last", "calibration_guess"]
+__all__ = ["IC_NAMES", "InitialConditions", "ContactLaw", "Thrust", "Channel", "Sensor",
+           "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
+           "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS", "row_peak",
+           "row_last", "calibration_guess"]
 
 #: kinds of channel: a continuous sensor or history, a 0/1 flag (compared through its
 #: switching times), a body angular rate (a gyro)
@@ -458,7 +459,8 @@ class DockingUnit(abc.ABC):
                  rate: float | None = None, duration: float | None = None,
                  t_pre: float = 0.0) -> Any:
         """One simulation from ``initial`` (:attr:`initial_conditions` by name, SI; None: the
-        scenario's own), with ``t_pre`` [s] of free flight before the start plane. Returns an object with ``t`` [s], ``channels`` ({name: array}),
+        scenario's own), with ``t_pre`` [s] of free flight before the start plane. Returns an
+        object with ``t`` [s], ``channels`` ({name: array}),
         ``events`` ({name: time or None}), ``to_frame()`` (the telemetry and history
         columns as a DataFrame with ``t``) and ``event_list()``. Raises
         :class:`models.errors.SimulationError` when the kernel stops."""

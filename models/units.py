@@ -32,7 +32,8 @@ def dimensionless(unit: str | None) -> bool:
 
 def to_si(values: np.ndarray | float, unit: str | None, expected: str | None = None, *,
           source: str | None = None, key: str | None = None) -> np.ndarray | float:
-    """Convert ``values`` given in ``unit`` to the SI unit ``expected`` (e.g. ``"m"``, ``"rad/s"``).
+    """Convert ``values`` given in ``unit`` to the SI unit ``expected`` (e.g. ``"m"``,
+    ``"rad/s"``).
 
     With ``expected=None`` the values are converted to pint's base (SI) units of ``unit``.
     ``unit`` of ``None``, ``""``, ``"1"`` or ``"0/1"`` means dimensionless.
@@ -63,7 +64,8 @@ def to_si(values: np.ndarray | float, unit: str | None, expected: str | None = N
     return float(mag) if np.ndim(mag) == 0 else np.asarray(mag, dtype=float)
 
 
-def from_si(values: np.ndarray | float, si_unit: str | None, unit: str | None) -> np.ndarray | float:
+def from_si(values: np.ndarray | float, si_unit: str | None,
+            unit: str | None) -> np.ndarray | float:
     """Convert SI ``values`` (in ``si_unit``) to ``unit`` for writing."""
     if unit is None or unit == si_unit or dimensionless(unit):
         return values

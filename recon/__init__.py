@@ -1,3 +1,7 @@
-"""Post-flight reconstruction: telemetry, sensor models, the reconstruction problem, optimizer
-and sampler engines, result files, and the ``dockrecon`` command line (:mod:`recon.app.cli`)."""
+"""Post-flight reconstruction of a docking for any registered unit: telemetry, sensor models,
+the fitted span, noise from the record, the flight problem run through the engines of
+:mod:`identification`, the flight recorder, calibration studies' scoring and the result files.
+
+The application over it (the ``dockrecon`` command, campaigns, studies, reports of results) is
+:mod:`recon.app`."""
 __all__: list[str] = []

@@ -116,8 +116,8 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     ``scenario`` is a scenario TOML (naming its docking unit; it may hold run tables too) or
     a unit's scenario object (then ``unit`` names the unit); ``config`` is a run TOML or its
     tables as a mapping; ``telemetry`` may also be a record already read
-    (:class:`recon.telemetry.Telemetry`). ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps,
-    mcmc, ...). Input errors name the file; a record of another docking unit is one
+    (:class:`recon.telemetry.Telemetry`). ``overrides`` go to :meth:`RunConfig.from_dict` (walkers,
+    steps, mcmc, ...). Input errors name the file; a record of another docking unit is one
     (:func:`check_record_unit`).
     """
     if isinstance(scenario, (str, os.PathLike)):
@@ -210,9 +210,9 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
 
     return reconstruct(
         problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
-        # an implausible best fit (identification.engines.gof_limit): screen again with other seeds.
-        # The shipped misaligned flight at seed 0 needs it: its first screen's polish ends at
-        # cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
+        # an implausible best fit (identification.engines.gof_limit): screen again with other
+        # seeds. The shipped misaligned flight at seed 0 needs it: its first screen's polish ends
+        # at cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
         first_guess=screen, search_again=screen,
         **unit_outputs(problem, unit),
         extra_settings={"unit": unit.name,

@@ -111,8 +111,8 @@ def _phase(problem, result: Result, name: str):
 
 def judge(problem, result: Result) -> Result:
     """The result's status from its best cost (after every engine that may have polished
-    further): ``ok`` when plausible (:func:`identification.engines.gof_limit`), else ``implausible``
-    with the reason; a failed result stays failed."""
+    further): ``ok`` when plausible (:func:`identification.engines.gof_limit`), else
+    ``implausible`` with the reason; a failed result stays failed."""
     if result.status == "failed":
         return result
     search = result.diagnostics["search"]

@@ -53,8 +53,9 @@ def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequ
 
 
 def read_posterior(path: Path, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """A result's posterior draws from its ``posterior.nc`` (:func:`write_inference_data`): ``(N, len(names))`` [SI] in ``names`` order, and their log
-    posterior where the sampler kept it (MCMC), else None."""
+    """A result's posterior draws from its ``posterior.nc`` (:func:`write_inference_data`): ``(N,
+    len(names))`` [SI] in ``names`` order, and their log posterior where the sampler kept it
+    (MCMC), else None."""
     from identification.engines.mcmc import _arviz
 
     idata = _arviz().from_netcdf(str(path))

@@ -123,7 +123,8 @@ def screened_starts(problem: ReconstructionProblem, unit, *, n_screen: int = 512
        in the cone switch on and off), which defeat a gradient polish started far away.
 
     The ``keep`` best draws, and the analytic guess, are returned best first, each to be
-    polished (:func:`identification.engines.multistart`). ``progress(stage, done, total)`` gets stage
+    polished (:func:`identification.engines.multistart`). ``progress(stage, done, total)`` gets
+    stage
     ``"screen"`` after each round.
 
     Returns

@@ -82,8 +82,9 @@ def hpd_check(problem, samples: np.ndarray, truth: dict, *,
     posterior is not Gaussian, and it needs no covariance estimate. That is what matters on
     an importance posterior of ESS ~100 in 12 dimensions: the draws' correlation matrix is
     so noisy that the Gaussian distance of one truth moved from 12.8 to 29.1 between two
-    sampler seeds of the same posterior (the low-energy peripheral flight, docs/design/shipped_records.rst),
-    while ``mass_above`` is a one-dimensional share with binomial error.
+    sampler seeds of the same posterior (the low-energy peripheral flight,
+    docs/design/shipped_records.rst), while ``mass_above`` is a one-dimensional share with binomial
+    error.
 
     The region is that of all of ``problem``'s free parameters (with the clock offset, which
     the truth also holds), not of a subset: the density of a marginal is not available from

@@ -163,9 +163,10 @@ def test_shipped_walls_pairs_each_flight_with_its_before_and_refuses_a_missing_o
 @pytest.mark.slow
 def test_shipped_walls_runs_each_flight_after_then_before_and_writes_both_files(tmp_path):
     """``shipped_walls --before-cli``: two flights with fast settings (the shipped run.toml
-    with a small search and no emcee: ESS is never below 1), this checkout's CLI on both sides. Each flight runs
-    after, then before, flight by flight (the start times interleave), and each side's file
-    holds both flights with the same posterior (same command, same seed) and the joint check."""
+    with a small search and no emcee: ESS is never below 1), this checkout's CLI on both sides.
+    Each flight runs after, then before, flight by flight (the start times interleave), and each
+    side's file holds both flights with the same posterior (same command, same seed) and the joint
+    check."""
     import json
     import re
     import sys

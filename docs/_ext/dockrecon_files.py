@@ -579,7 +579,8 @@ def run_keys() -> dict[str, list[dict[str, Any]]]:
     # [sampler]
     import importlib
 
-    mcmc = importlib.import_module("identification.engines.mcmc")   # the package re-exports a function
+    # the engines package re-exports a function named mcmc: the module by its name
+    mcmc = importlib.import_module("identification.engines.mcmc")
     ranges = getattr(mcmc, "_SAMPLER_RANGE", {})
     for f in dataclasses.fields(SamplerSettings):
         r = ranges.get(f.name)
@@ -661,7 +662,8 @@ def telemetry_section() -> str:
 
 
 def result_section() -> str:
-    """The JSON schema of every result, quoted from the docstring of :mod:`identification.result`."""
+    """The JSON schema of every result, quoted from the docstring of
+    :mod:`identification.result`."""
     import identification.result
 
     doc = identification.result.__doc__ or ""
@@ -675,8 +677,9 @@ def result_section() -> str:
         block.append(line)
     status = next((p for p in rest.split("\n\n") if p.startswith("``status``")), "")
     return (_heading("Result files", "-")
-            + "Every fit is a :class:`identification.result.Result`, written as one JSON document with "
-            "the same schema for every kind (from the docstring of :mod:`identification.result`)::\n"
+            + "Every fit is a :class:`identification.result.Result`, written as one JSON "
+            "document with the same schema for every kind (from the docstring of "
+            ":mod:`identification.result`)::\n"
             + "\n".join(block).rstrip() + "\n\n" + " ".join(status.split()) + "\n\n")
 
 

@@ -1,5 +1,5 @@
-"""Engines: each takes a problem and a :class:`identification.result.Result` and returns the result with
-its own part added, ``engine(problem, ..., result=None) -> Result``.
+"""Engines: each takes a problem and a :class:`identification.result.Result` and returns the
+result with its own part added, ``engine(problem, ..., result=None) -> Result``.
 
 * :func:`least_squares` -- multi-start bounded least squares, searched again while the best
   fit is implausible, and :func:`refine`, a final polish with a finer step

@@ -201,18 +201,19 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     no marginal standard deviation exceeds the prior box's ``(upper - lower) / sqrt(12)``
     (a uniform prior's). Why: whitened by the last proposal instead, a direction the fit
     finds flat was widened 5 times per round with nothing to stop it; on the low-energy
-    flight a proposal so refitted had a round ESS of 4.8 of 500 (docs/design/importance_sampling.rst).
+    flight a proposal so refitted had a round ESS of 4.8 of 500
+    (docs/design/importance_sampling.rst).
 
     Why: on the low-energy peripheral flight the finite-difference Jacobian overstates the
     curvature. A quadratic fit of the log posterior over 200 draws from the Laplace Gaussian
     at 1.5 of its scale leaves residuals of 0.3 (sd) and has Hessian eigenvalues 0.0-1.6 in
-    units of ``J^T J``: five directions 2.5-6 times wider than Laplace (docs/design/importance_sampling.rst).
-    There the moments rule's rounds had effective sample sizes of 2-17 of 100 draws each
-    (total ESS 10 of 2000 in the engine: emcee, hours); the quadratic refit's had 3, 13, 86
-    and 186 of 500 (total 358 with ``fit_inflate`` 1.2, 249 with 1.5; the truth inside the
-    joint 95 % region). On the nominal and misaligned flights, where the moments rule is
-    healthy (ESS 975 and 867), the quadratic refit gives 572 (``fit_inflate`` 1.5) and 864
-    (1.2). The fit is local and approximate, hence a scale wider than the fitted one, but
+    units of ``J^T J``: five directions 2.5-6 times wider than Laplace
+    (docs/design/importance_sampling.rst). There the moments rule's rounds had effective sample
+    sizes of 2-17 of 100 draws each (total ESS 10 of 2000 in the engine: emcee, hours); the
+    quadratic refit's had 3, 13, 86 and 186 of 500 (total 358 with ``fit_inflate`` 1.2, 249 with
+    1.5; the truth inside the joint 95 % region). On the nominal and misaligned flights, where the
+    moments rule is healthy (ESS 975 and 867), the quadratic refit gives 572 (``fit_inflate`` 1.5)
+    and 864 (1.2). The fit is local and approximate, hence a scale wider than the fitted one, but
     narrower than ``inflate``: the efficiency of a Gaussian proposal ``s`` times wider than a
     Gaussian posterior is ``(sqrt(2 s^2 - 1) / s^2)^d``, for ``d = 12`` 0.55 at ``s = 1.2``
     and 0.11 at 1.5.

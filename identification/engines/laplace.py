@@ -54,9 +54,9 @@ def laplace_samples(space: ParameterSpace, x: np.ndarray, jac_all: np.ndarray, n
 def laplace(problem, result: Result, *, rng: np.random.Generator, diff_step: float = 1e-4,
             n_draws: int = 4000) -> Result:
     """The Laplace engine at ``result.x_opt``: its Jacobian (stored as
-    :attr:`~identification.result.Result.jacobian`, data rows first, then the prior rows), ``n_draws``
-    Gaussian draws, standard errors and the covariance, as the ``"laplace"`` posterior (the
-    current one)."""
+    :attr:`~identification.result.Result.jacobian`, data rows first, then the prior rows),
+    ``n_draws`` Gaussian draws, standard errors and the covariance, as the ``"laplace"`` posterior
+    (the current one)."""
     x = np.asarray(result.x_opt, float)
     j_all = jacobian(problem, x, diff_step=diff_step, with_prior=True)
     draws, stderr = laplace_samples(problem.space, x, j_all, n_draws, rng)

@@ -58,8 +58,8 @@ def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4, with_prior: boo
              columns: np.ndarray | None = None) -> np.ndarray:
     """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
     ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
-    parameter's own ``step``, :meth:`~identification.space.ParameterSpace.fd_steps`), made one-sided
-    at a bound. ``columns`` (indices of free parameters) limits the differences to those
+    parameter's own ``step``, :meth:`~identification.space.ParameterSpace.fd_steps`), made
+    one-sided at a bound. ``columns`` (indices of free parameters) limits the differences to those
     parameters: ``(m, len(columns))``, ``2 len(columns)`` forward runs."""
     x = np.asarray(x, float)
     sp = problem.space
@@ -234,7 +234,8 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
     ``search_again(problem, k)`` gives the starts of search round ``k`` = 1, 2, ... (another
     seed of a global screen); at most ``retries`` rounds. Each round's runs are kept (origin
     ``"search k"``). Adds to ``result`` (a new one of ``kind`` when None): the runs
-    (:attr:`~identification.result.Result.starts`), the optimum :attr:`~identification.result.Result.x_opt`,
+    (:attr:`~identification.result.Result.starts`), the optimum
+    :attr:`~identification.result.Result.x_opt`,
     ``diagnostics.optimizer`` and ``diagnostics.search`` (rounds, each round's best cost,
     the limit, ``plausible``). When no run reached a finite likelihood the result is
     ``failed``. ``progress(stage, done, total)`` gets stage ``"optimize"``. ``hold`` and

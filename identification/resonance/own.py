@@ -29,7 +29,8 @@ __all__ = ["ResonanceCurves", "identify_own_resonance", "Bands", "bootstrap_band
 @dataclass(frozen=True)
 class ResonanceCurves:
     """The own characteristics of one mode from the Abel inversions of an amplitude sequence
-    (an inversion, not a fit: the fitted refinement is :func:`identification.resonance.refine.refine_resonance`).
+    (an inversion, not a fit: the fitted refinement is
+    :func:`identification.resonance.refine.refine_resonance`).
 
     Attributes
     ----------

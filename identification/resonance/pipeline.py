@@ -5,8 +5,8 @@ non-own resonance (:func:`identify_coupling_record`, kind ``"resonance_coupling"
 curves, bands and sequences are the result's sections; the caller writes it.
 
 Refinement policy (:func:`refinement_policy`). The refinement (simulating the oscillator
-against the whole record, :func:`identification.resonance.refine.refine_resonance`) removes the first
-approximation's second-order bias, but it is a local fit that can also move a good estimate
+against the whole record, :func:`identification.resonance.refine.refine_resonance`) removes the
+first approximation's second-order bias, but it is a local fit that can also move a good estimate
 somewhere worse (a preload's node next to 0 trades off against the preload itself). With
 ``refine="auto"`` (the default) it is run and **applied only when both** hold:
 
@@ -124,7 +124,8 @@ def identify_resonance(t: np.ndarray, x: np.ndarray, force: np.ndarray, nu: floa
         Reduced mass [kg].
     method, below, periods, skip, rel_step
         Quadrature, law below the first amplitude, periods per window, hold time [s],
-        relative amplitude bin width (:func:`~identification.resonance.harmonics.amplitude_sequence`).
+        relative amplitude bin width
+        (:func:`~identification.resonance.harmonics.amplitude_sequence`).
     refine
         ``"auto"``, ``"always"`` or ``"never"`` (module docstring).
     n_draws, seed

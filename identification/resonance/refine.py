@@ -1,5 +1,5 @@
 """Refinement beyond the first approximation: the model of the oscillator fitted to the whole
-record (the fit is :func:`identification.resonance.refine.refine_resonance`).
+record, and the fit (:func:`refine_resonance`).
 
 The Abel inversions invert the *first approximation* of the periodic response; their bias
 (higher harmonics, offset-stiffness coupling, the law below the first amplitude) is of second

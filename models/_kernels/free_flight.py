@@ -10,7 +10,8 @@ unit's statement beside its call), each vehicle's body rates follow Euler's torq
 equations backwards from their ``t = 0`` values, and every other channel is NaN (the relative
 state, energies and momenta are not modelled before the start).
 
-Used by :func:`models.probe_cone._kernels.kernel.run` and :func:`models.peripheral._kernels.kernel.run`.
+Used by :func:`models.probe_cone._kernels.kernel.run` and
+:func:`models.peripheral._kernels.kernel.run`.
 """
 from __future__ import annotations
 

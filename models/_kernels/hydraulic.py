@@ -689,7 +689,8 @@ def cosim_run(bodies, geo, geoi, par, state, t_cmd, u_cmd, brake_cmd, len_cmd, t
             body = bodies[b]
             for c in range(3):
                 body[B_POS + c] += dt * body[B_VEL + c]
-            body[B_Q:B_Q + 4] = quat_integrate_inertial(body[B_Q:B_Q + 4], body[B_OMEGA:B_OMEGA + 3], dt)
+            body[B_Q:B_Q + 4] = quat_integrate_inertial(body[B_Q:B_Q + 4],
+                                                        body[B_OMEGA:B_OMEGA + 3], dt)
         # (5) drift: piston coordinate re-projected on the geometry (constraint (6))
         for a in range(n_a):
             kb[a], length[a] = _row_geometry(bodies, geo[a], geoi[a], nvec[a], ti[a], tj[a],

@@ -11,8 +11,8 @@ The kernel starts at ``t = 0`` with the rings apart; with ``t_pre > 0``
 (:meth:`PeripheralUnit.batch`, :meth:`PeripheralBatch.derive`) its output begins ``t_pre``
 earlier (rounded up to the output grid) with the vehicles' free flight before the start: the
 ring at rest, the flags 0 and the body rates torque-free
-(:func:`models.peripheral._kernels.kernel._free_flight_before`), so a reconstruction can fit a record
-whose span begins before the start plane.
+(:func:`models.peripheral._kernels.kernel._free_flight_before`), so a reconstruction can fit a
+record whose span begins before the start plane.
 """
 from __future__ import annotations
 

@@ -32,8 +32,9 @@ def benchmark(scenario, *, repeats: int = 5, batch: int = 16, threads: int = 2,
     dict
         ``simulated_s``, ``wall_s_median``, ``cpu_s_median`` (process CPU time: the
         figure that a loaded shared machine disturbs least), ``realtime_factor``,
-        ``batch_evals_per_s`` (wall clock: on a shared machine it falls with the load), ``batch_cpu_s_per_eval`` (process CPU time per evaluation, all
-        threads: ``threads / batch_cpu_s_per_eval`` is the rate on idle cores),
+        ``batch_evals_per_s`` (wall clock: on a shared machine it falls with the load),
+        ``batch_cpu_s_per_eval`` (process CPU time per evaluation, all threads: ``threads /
+        batch_cpu_s_per_eval`` is the rate on idle cores),
         ``batch_size``, ``short_*`` (the same for the ``short_s`` window), ``threads``,
         ``compile_s``, ``steps``, ``small_steps``. Timing core: :mod:`models.kernel_bench`.
     """

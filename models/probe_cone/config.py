@@ -562,7 +562,8 @@ class Integration:
     (none of those draws above 0.5 sigma at 1 ms); it does not make a longer step after
     capture as accurate (2 ms: median 0.09 sigma against 0.07, and runs whose output
     interval is not a multiple of the step may fail on hysteresis transitions). Figures:
-    ``benchmarks/accuracy_docking.py``, ``docs/design/probe_cone_step.rst`` (the accuracy table)."""
+    ``benchmarks/accuracy_docking.py``, ``docs/design/probe_cone_step.rst`` (the accuracy
+    table)."""
 
     dt_contact: float = 5e-4
     dt_free: float = 2e-3

@@ -1,9 +1,9 @@
 """Readable entry points of the probe-cone docking model: ``pack``, ``simulate``, ``Trajectory``
 and the batch evaluator used by the reconstruction.
 
-The physics is all in :mod:`models.probe_cone._kernels.kernel` (one compiled time loop); this module
-builds its packed arrays once from a :class:`~models.probe_cone.config.Scenario`, runs it and
-names the output. With ``trace=TraceSettings(t0, t1, groups)`` :func:`simulate` also records
+The physics is all in :mod:`models.probe_cone._kernels.kernel` (one compiled time loop); this
+module builds its packed arrays once from a :class:`~models.probe_cone.config.Scenario`, runs it
+and names the output. With ``trace=TraceSettings(t0, t1, groups)`` :func:`simulate` also records
 every selected routine per RK4 stage in that window (:mod:`models.trace`), returned as
 :attr:`Trajectory.trace`; an abort's message gives the ``--trace`` window to rerun with.
 

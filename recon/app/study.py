@@ -237,8 +237,8 @@ def merge_studies(parts: Sequence[str | os.PathLike], out: str | os.PathLike
     different ``flights`` are parts of one study (the draws are made in order), and the
     merged study has the largest. The scenario and the configuration are compared by their
     SHA-256 where both parts recorded it the same way (a TOML file by its values, as the
-    campaign's ``--resume`` counts it), else by file name. Flights are matched by their index (``calNN``), so a flight scored in two
-    parts is refused.
+    campaign's ``--resume`` counts it), else by file name. Flights are matched by their index
+    (``calNN``), so a flight scored in two parts is refused.
     """
     import pandas as pd
 

@@ -78,8 +78,8 @@ def _truth_note(truth, x, f, v, H) -> Paragraph:
 
 
 def _refined(data: dict) -> bool:
-    """Whether the written curves are the refined ones (the policy of ``identification.resonance.pipeline``, or
-    an older file's ``refine`` flag)."""
+    """Whether the written curves are the refined ones (the policy of
+    ``identification.resonance.pipeline``, or an older file's ``refine`` flag)."""
     pol = data.get("refinement_policy")
     if pol is not None:
         return bool(pol.get("applied"))

@@ -1,7 +1,7 @@
 """Identification of hysteresis tables from static records (the model of
-:mod:`identification.hysteresis_fit`, fitted by :func:`identification.hysteresis_fit.identify_hysteresis`):
-recovery on the shipped records, exact recovery without noise, validity of the parameter
-box."""
+:mod:`identification.hysteresis_fit`, fitted by
+:func:`identification.hysteresis_fit.identify_hysteresis`): recovery on the shipped records, exact
+recovery without noise, validity of the parameter box."""
 import json
 from pathlib import Path
 

@@ -50,9 +50,9 @@ inertia ``h_g c_D`` per closed contact (5 kg at a 5-ms step, ~60 kg on twelve se
 against the ring's 40 kg), so that mode (~780 rad/s on twelve 2e6 N/m contacts) runs near
 ~490 rad/s in the integration and RK4's bound on it, ``omega h = 2.8``, lies near 6 ms
 (the reference and random captures keep the ledger at 6 ms and lose it at 6.7 ms,
-``docs/design/peripheral_captured_step.rst``). That mode is not resolved at such a step; the channels a
-reconstruction fits (ring pose, legs, body rates) stay within a few tenths of a millimetre
-and milliradian of a small-step run, as at the explicit steps before.
+``docs/design/peripheral_captured_step.rst``). That mode is not resolved at such a step; the
+channels a reconstruction fits (ring pose, legs, body rates) stay within a few tenths of a
+millimetre and milliradian of a small-step run, as at the explicit steps before.
 
 Layout: ``D`` is float64[36], row-major, only ``i <= j`` written by :func:`add_contact`
 (:func:`ring_correction` mirrors it); ``wk`` float64[NW] work.

@@ -1,5 +1,6 @@
 """Peripheral unit time-loop kernel: packed layouts of its parameters, state, outputs, events,
-status and run information (every offset of :mod:`models.peripheral._kernels.kernel` is named here).
+status and run information (every offset of :mod:`models.peripheral._kernels.kernel` is named
+here).
 
 ``P`` (float64[NP]) parameters ``P_*``; the ring mechanism's own parameter block ``MP`` of
 :mod:`models.peripheral._kernels.mechanism` sits at ``P[P_MP:P_MP + MP_SIZE]``.

@@ -348,8 +348,8 @@ def _apart_from_circle(mx, my, mz, rad, circ):
 
 @njit(**NJIT)
 def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr, trn, tcx):
-    """Every ring-ring primitive pair (module docstring of :mod:`models.peripheral._kernels.kernel`).
-    Returns ``(status, pair, index, n_contacts)``.
+    """Every ring-ring primitive pair (module docstring of
+    :mod:`models.peripheral._kernels.kernel`). Returns ``(status, pair, index, n_contacts)``.
 
     With ``P[P_PRUNE]`` set, a pair is skipped when bounding spheres prove that its detector
     would return NONE (or a result this function discards): fans and edges against a circle

@@ -22,9 +22,9 @@ Model (what the kernel integrates)
     homokinetic joint; the paper's Cardan joint ``A_AUB,1 = R_z(q2) R_y(q1)`` (digest 8.2,
     corrected matrix) adds a relative twist of second order, ``q1 q2 / 2`` (1 mrad at the
     reference's largest deflection, 0.2 mm at the pad radius), neglected. The housing
-    frame that carries the pads and rollers is the minimal rotation of ``X_AU`` onto ``u``. With ``u_A = A_AU u`` the
-    lateral coordinates are ``psi = u_Ay / u_Ax`` and ``theta = -u_Az / u_Ax`` (tangents of
-    the yaw and pitch housing angles); the telemetry gimbal angles are
+    frame that carries the pads and rollers is the minimal rotation of ``X_AU`` onto ``u``. With
+    ``u_A = A_AU u`` the lateral coordinates are ``psi = u_Ay / u_Ax`` and ``theta = -u_Az / u_Ax``
+    (tangents of the yaw and pitch housing angles); the telemetry gimbal angles are
     ``q1 = atan2(-u_Az, u_Ax)``, ``q2 = asin(u_Ay)``. Lateral absorber: two
     constant-parameter hysteresis elements on ``psi`` and ``theta`` (SM1, SM2 in
     perpendicular planes), times ``P_S_LAT``, and two viscous dampers on

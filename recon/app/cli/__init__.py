@@ -2,7 +2,8 @@
 
 One module per command group (:mod:`recon.app.cli.simulate`, :mod:`recon.app.cli.identify`,
 :mod:`recon.app.cli.flight` (validate, reconstruct), :mod:`recon.app.cli.campaign`,
-:mod:`recon.app.cli.study`, :mod:`recon.app.cli.tools` (samples, report, bench)); the options every command shares and the progress report are
+:mod:`recon.app.cli.study`, :mod:`recon.app.cli.tools` (samples, report, bench)); the options every
+command shares and the progress report are
 :mod:`recon.app.cli.options`.
 
 Exit codes

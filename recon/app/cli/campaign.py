@@ -1,4 +1,5 @@
-"""``dockrecon campaign``: many flights reconstructed on a Dask cluster (:mod:`recon.app.campaign`)."""
+"""``dockrecon campaign``: many flights reconstructed on a Dask cluster
+(:mod:`recon.app.campaign`)."""
 from __future__ import annotations
 
 import time

@@ -1,5 +1,6 @@
-"""The refinement policy of ``identify resonance`` (identification.resonance.pipeline.refinement_policy):
-applied only when the refinement lowers the misfit and stays inside the 95 % bands."""
+"""The refinement policy of ``identify resonance``
+(identification.resonance.pipeline.refinement_policy): applied only when the refinement lowers the
+misfit and stays inside the 95 % bands."""
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -62,7 +63,7 @@ def test_no_lower_misfit_is_not_applied(abel):
     assert not d["applied"] and "misfit" in d["reason"]
 
 
-# ---- added-mass method (identification.resonance.pipeline.added_mass) -----------------------------------------
+# ---- added-mass method (identification.resonance.pipeline.added_mass) -----------------------
 def _linear_sequence(mu, gamma, h, nu, b):
     """Exact first-approximation quantities of mu x'' + h x' + gamma x = e sin(nu t)."""
     from identification.resonance.harmonics import AmplitudeSequence
