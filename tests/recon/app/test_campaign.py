@@ -236,6 +236,8 @@ def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_ru
         assert got["status"] == want["status"] == doc["flights"][name]["status"], name
         assert got["parameters"] == want["parameters"], name
         assert (out / name / "report.html").exists() and (out / name / FLIGHT_STAMP).exists()
+        assert json.loads((out / name / FLIGHT_STAMP).read_text())["kind"] == "campaign_flight"
+        assert got["kind"] == "reconstruction" and doc["kind"] == "campaign"
         rows = cat[cat.flight == name].set_index("parameter")
         for pname, p in want["parameters"].items():
             if p["prior"]["kind"] == "fixed":

@@ -49,6 +49,7 @@ def test_writes_the_specified_columns_with_units_and_events(tmp_path, suffix):
     assert len(frame) == 201 and frame["t"].iloc[-1] == pytest.approx(2.0)
     assert np.max(np.abs(frame["theta_C"])) > 0.01  # the moment pulse turned the spacecraft
     events = json.loads(ev.read_text())
+    assert events["kind"] == "appendage_events"
     assert events["clamps"] == [{"hinge": 1, "t": 0.0}]
     assert events["settings"]["formulation"] == "reduced"
 

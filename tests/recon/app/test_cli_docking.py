@@ -33,6 +33,7 @@ def test_simulate_docking_writes_channels_with_units_and_events(tmp_path):
     for name, unit in expected.items():
         assert units[name] == unit, name
     ev = json.loads(evp.read_text())
+    assert ev["kind"] == "docking_events"
     names = [e["name"] for e in ev["events"]]
     assert names[0] == "first_contact"
     assert {"latch_1", "latch_2", "latch_3", "latch_4", "capture", "bottom_contact"} <= set(names)
