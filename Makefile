@@ -7,7 +7,7 @@ OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
 DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
-.PHONY: demo test test-slow bench bench-readme docs docs-test chromium venv clean
+.PHONY: demo demo-all test test-slow bench bench-readme docs docs-test chromium venv clean
 
 venv: $(STAMP)
 
@@ -17,9 +17,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-## demo: the post-flight reconstruction of the shipped nominal flight of each docking unit,
-## ending in its report (out/nominal/, out/peripheral_nominal/: report.html, report.pdf), after
-## a static hysteresis-test identification
+## demo: a static hysteresis-test identification, then the post-flight reconstruction of the
+## shipped probe-cone nominal flight, ending in its report (out/nominal/: report.html,
+## report.pdf)
 demo: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/dockrecon identify hysteresis \
@@ -30,12 +30,17 @@ demo: $(STAMP)
 	    --scenario models/probe_cone/presets/reference.toml \
 	    --config telemetry_samples/flights/run.toml \
 	    --output $(OUT)/nominal $(DEMO_RECON_OPTS)
+	@echo "demo output written to $(OUT)/ (report: $(OUT)/nominal/report.html, report.pdf;" \
+	      "make demo-all adds the peripheral unit's nominal flight)"
+
+## demo-all: the demo, and the peripheral (androgynous ring) unit's nominal flight too
+## (out/peripheral_nominal/)
+demo-all: demo
 	$(BIN)/dockrecon reconstruct telemetry_samples/flights/peripheral/nominal.parquet \
 	    --scenario models/peripheral/presets/reference.toml \
 	    --config telemetry_samples/flights/peripheral/run.toml \
 	    --output $(OUT)/peripheral_nominal $(DEMO_RECON_OPTS)
-	@echo "demo output written to $(OUT)/ (reports: $(OUT)/nominal/report.html, report.pdf;" \
-	      "$(OUT)/peripheral_nominal/report.html, report.pdf)"
+	@echo "peripheral demo output written to $(OUT)/peripheral_nominal/"
 
 ## test: the default suite and the slow tests that guard the shipped flights (marker shipped)
 test: $(STAMP)
