@@ -6,6 +6,7 @@ Usage::
 
     .venv/bin/python benchmarks/shipped_walls.py [--flights nominal,slow,...] [--tag TAG]
         [--cli PATH/TO/dockrecon] [--manifest PATH/TO/campaign.toml] [--output DIR]
+        [--proposals DIR]
         [--before-cli PATH/TO/OTHER/dockrecon [--before-manifest PATH/TO/OTHER/campaign.toml]]
 
 The flights, their scenarios, run configurations, truths and seeds are those of
@@ -32,8 +33,10 @@ does not name is refused before anything runs.
 Writes ``benchmarks/results/shipped_walls[_TAG].json``, or with ``--before-cli`` the pair
 ``shipped_walls[_TAG]_after.json`` and ``shipped_walls[_TAG]_before.json`` (``--results``
 writes them elsewhere). Per flight: the command, its start time [UTC], wall time, exit code,
-the method that gave the posterior, the importance ESS, emcee's steps and the Gaussian joint
-check of the truth (:func:`recon.validation.joint_check`; the slow tests check the
+the search's starts (``"learned"`` or ``"screen"``; ``--proposals DIR`` names the learned
+proposals' cache, ``dockrecon train``; without it an empty one, so every search screens) and
+best cost, the method that gave the posterior, the importance ESS, emcee's steps and the
+Gaussian joint check of the truth (:func:`recon.validation.joint_check`; the slow tests check the
 highest-density region); the wall time and forward evaluations of each engine
 (``diagnostics.timing``) where the CLI records them; the load average at the start and end of
 the flight; and the provenance (``benchmarks/_record.py``): the machine, this command line and
@@ -82,8 +85,9 @@ def pair_flights(specs, before_specs, want=None):
     return [(s, before[s.name]) for s in specs]
 
 
-def run_flight(cli: str, spec, out: Path) -> dict:
-    """Reconstruct one flight from the command line ``cli`` into ``out``; the row of the
+def run_flight(cli: str, spec, out: Path, proposals: str) -> dict:
+    """Reconstruct one flight from the command line ``cli`` into ``out``, with the learned
+    proposals of the cache directory ``proposals`` (``DOCKRECON_CACHE``); the row of the
     results file (see the module docstring)."""
     from recon.validation import joint_check
 
@@ -94,7 +98,8 @@ def run_flight(cli: str, spec, out: Path) -> dict:
     load0 = _load()
     started = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True,
+                          env={**os.environ, "DOCKRECON_CACHE": proposals})
     wall = time.perf_counter() - t0
     row = {"command": " ".join(os.path.relpath(c, ROOT) if os.path.isabs(c) else c
                                for c in cmd),
@@ -108,7 +113,9 @@ def run_flight(cli: str, spec, out: Path) -> dict:
         mc = diag.get("mcmc") or {}
         row.update(status=doc.get("status"), method=diag.get("method"),
                    ess=imp.get("ess"), n_proposal=imp.get("n_proposal"),
-                   mcmc_steps=mc.get("steps"), timing=diag.get("timing"))
+                   mcmc_steps=mc.get("steps"), timing=diag.get("timing"),
+                   search=((diag.get("search") or {}).get("starts") or {}).get("path"),
+                   best_cost=(diag.get("optimizer") or {}).get("best_cost"))
         if spec.truth:
             truth = json.loads(Path(spec.truth).read_text())["parameters"]
             ics = [n for n, p in doc["parameters"].items()
@@ -149,6 +156,9 @@ def main(argv=None) -> int:
     ap.add_argument("--before-manifest", default=None,
                     help="the other checkout's campaign.toml (default: "
                          "telemetry_samples/flights/campaign.toml beside --before-cli's .venv)")
+    ap.add_argument("--proposals", default=None, metavar="DIR",
+                    help="the learned proposals' cache the runs use (DOCKRECON_CACHE; "
+                         "dockrecon train); default: an empty one, so every search screens")
     ap.add_argument("--tag", default=None, help="suffix of the results file")
     ap.add_argument("--output", default=None, help="keep the result directories here")
     ap.add_argument("--results", default=str(HERE / "results"),
@@ -188,6 +198,8 @@ def main(argv=None) -> int:
              {"after": (args.cli, args.manifest),
               "before": (args.before_cli, args.before_manifest)})
     rows = {side: {} for side in sides}
+    proposals = (str(Path(args.proposals).resolve()) if args.proposals
+                 else tempfile.mkdtemp(prefix="dockrecon-no-proposals-"))
 
     def write():
         # after every flight, so that an interrupted comparison keeps the flights it ran
@@ -205,7 +217,7 @@ def main(argv=None) -> int:
             for side in sides:
                 s = before if side == "before" else spec
                 rows[side][spec.name] = row = run_flight(sides[side][0], s,
-                                                         work / side / spec.name)
+                                                         work / side / spec.name, proposals)
                 _print_row(spec.name, side, row)
             write()
     finally:

@@ -48,6 +48,10 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
                              #   (identification.engines.gof_limit); default 2
+    proposal = "auto"        # the search's starts from a learned proposal (recon.amortized):
+                             #   "auto" (default) when one is trained for this scenario and
+                             #   priors (dockrecon train), "off": always the screen, or the
+                             #   path of a proposal file (relative to this file)
 
     [sampler]                # see identification.engines.SamplerSettings
     walkers = 32
@@ -238,6 +242,8 @@ class RunConfig:
     fit_after_capture: float | None = None
     fit_before_contact: float | None = None
     parameters: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: ``[optimizer] proposal``: "auto", "off" or a proposal file (recon.amortized)
+    proposal: str = "auto"
 
     def space_for(self, record) -> ParameterSpace:
         """The parameter space with the priors anchored on ``record``'s events
@@ -306,11 +312,16 @@ class RunConfig:
             opt_in["max_nfev"] = max_nfev
         if mcmc_below_ess is not None:
             opt_in["mcmc_below_ess"] = mcmc_below_ess
+        proposal = opt_in.pop("proposal", "auto")
+        if not isinstance(proposal, str) or not proposal:
+            raise InputError(f'must be "auto", "off" or a proposal file\'s path, got '
+                             f"{proposal!r}", key="optimizer.proposal")
         adapt = opt_in.pop("importance_adapt", "moments")
         if adapt not in IMPORTANCE_ADAPT:
             raise InputError(f"must be one of {', '.join(map(repr, IMPORTANCE_ADAPT))}, got "
                              f"{adapt!r}", key="optimizer.importance_adapt")
-        opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer", others=("importance_adapt",))
+        opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer",
+                            others=("importance_adapt", "proposal"))
         below = opt.get("mcmc_below_ess")
         if below is not None and int(opt.get("importance", 0)) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
@@ -356,4 +367,4 @@ class RunConfig:
                    duration, None if rate is None else float(rate),
                    int(opt.get("screen", 256)), int(opt.get("keep", 3)),
                    seconds["fit_after_capture"], seconds["fit_before_contact"],
-                   dict(d["parameters"]))
+                   dict(d["parameters"]), proposal)

@@ -47,6 +47,7 @@ from recon.io import load_toml
 from recon.problem import ReconstructionProblem
 from recon.reconstruct import reconstruct
 from identification.result import Result
+from recon.amortized import PROPOSAL_CHOICES, learned_starts, resolve_proposal
 from recon.search import screened_starts
 from recon.telemetry import Telemetry, load_telemetry
 
@@ -197,23 +198,57 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                        max_nfev: int | None = None, mcmc_below_ess: float | None = None,
                        unit: DockingUnit | None = None,
                        progress=None) -> Result:
-    """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``."""
+    """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``.
+
+    The search's first round starts from a learned proposal when the run's ``[optimizer]
+    proposal`` finds one for the scenario and priors and the record lies inside what it was
+    trained on (:mod:`recon.amortized`), else from the screen
+    (:func:`recon.search.screened_starts`); every later round (an implausible best fit) is a
+    screen. ``result.json`` says which ran (``diagnostics.search.starts``)."""
     flight = flight_problem(telemetry, scenario, config=config, unit=unit, walkers=walkers,
                             steps=steps, mcmc=mcmc, starts=starts, max_nfev=max_nfev,
                             mcmc_below_ess=mcmc_below_ess)
     problem, cfg, unit = flight.problem, flight.config, flight.unit
+    choice = cfg.proposal
+    if choice not in PROPOSAL_CHOICES and isinstance(config, (str, os.PathLike)):
+        choice = str(Path(config).parent / choice) if not Path(choice).is_absolute() else choice
+    try:
+        proposal, chosen = resolve_proposal(choice, unit, flight.scenario, problem.space,
+                                            cfg.observation)
+    except InputError as exc:
+        raise exc.with_source(str(config) if config is not None else "run configuration")
+    starts_record: dict[str, Any] = {"proposal": chosen}
+    settings = cfg.settings
+    if proposal is not None:
+        # the learned round comes before the screens, which stay as many as configured
+        settings = dataclasses.replace(settings, search_retries=settings.search_retries + 1)
 
     def screen(prob, k=0):
         """Starts of search round k + 1: the screen with its own seed."""
         return screened_starts(prob, unit, n_screen=cfg.screen, keep=cfg.keep,
                                seed=seed + 7919 * k, progress=progress)
 
+    def first(prob):
+        """The first round's starts: learned when a proposal serves the record, else the
+        screen."""
+        if proposal is not None:
+            starts, info = learned_starts(prob, unit, proposal, keep=cfg.keep, seed=seed)
+            starts_record.update(info)
+            if starts is not None:
+                starts_record["path"] = "learned"
+                return starts
+        starts_record["path"] = "screen"
+        return screen(prob, 0)
+
+    def again(prob, k):
+        return screen(prob, k - 1 if starts_record["path"] == "learned" else k)
+
     return reconstruct(
-        problem, Path(output), settings=cfg.settings, seed=seed, resume=resume,
+        problem, Path(output), settings=settings, seed=seed, resume=resume,
         # an implausible best fit (identification.engines.gof_limit): screen again with other
         # seeds. The shipped misaligned flight at seed 0 needs it: its first screen's polish ends
         # at cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
-        first_guess=screen, search_again=screen,
+        first_guess=first, search_again=again, search_record=starts_record,
         **unit_outputs(problem, unit),
         extra_settings={"unit": unit.name,
                         "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike))

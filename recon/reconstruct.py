@@ -255,6 +255,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                 resume: bool = False,
                 first_guess: np.ndarray | Callable[[ReconstructionProblem], np.ndarray] | None = None,
                 search_again: Callable[[ReconstructionProblem, int], np.ndarray] | None = None,
+                search_record: Mapping[str, Any] | None = None,
                 loads: Derived | None = None, energy: Derived | None = None,
                 trajectory: TrajectoryFn | None = None,
                 extra_settings: Mapping[str, Any] | None = None,
@@ -283,6 +284,10 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         ``search_again(problem, k)``: new starts for search round ``k`` = 1, 2, ... (another
         seed of a global screen), polished while the best cost exceeds
         :func:`identification.engines.gof_limit`, at most ``settings.search_retries`` times.
+    search_record
+        Where the search's starts came from, filled while ``first_guess`` runs (the learned
+        proposal or the screen, :func:`recon.flight.reconstruct_flight`): written to
+        ``diagnostics.search.starts``.
     loads, energy
         Derived quantities of a batch of full parameter vectors (see :data:`Derived`).
     trajectory
@@ -313,6 +318,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                       diff_step=settings.jac_step, pre_nfev=settings.pre_nfev,
                       pre_keep=settings.pre_keep, search_again=search_again,
                       retries=settings.search_retries, progress=progress, result=result)
+        if search_record is not None:
+            result.diagnostics.setdefault("search", {})["starts"] = dict(search_record)
     if result.status != "failed":
         if settings.polish_step is not None:
             with _phase(problem, result, "polish"):

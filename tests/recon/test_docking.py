@@ -265,6 +265,10 @@ def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
     doc = json.loads((out / "result.json").read_text())
     assert doc["status"] == "implausible" and "exceeds" in doc["status_reason"]
     assert "mcmc" not in doc["diagnostics"]
+    # no learned proposal trained for this scenario (the test session's own cache): screened,
+    # and the result says why
+    starts = doc["diagnostics"]["search"]["starts"]
+    assert starts["path"] == "screen" and "dockrecon train" in starts["proposal"]["reason"]
     html = (out / "report.html").read_text()
     first = html[html.index("<h1"):]
     assert first[first.index(">") + 1:first.index("</h1>")].endswith("IMPLAUSIBLE FIT")

@@ -1,5 +1,6 @@
-"""``dockrecon validate`` and ``dockrecon reconstruct``: flight telemetry checked, and the
-post-flight reconstruction of a docking."""
+"""``dockrecon validate``, ``dockrecon reconstruct`` and ``dockrecon train``: flight telemetry
+checked, the post-flight reconstruction of a docking, and the learned proposal that starts
+its search."""
 from __future__ import annotations
 
 import logging
@@ -10,7 +11,7 @@ import click
 from recon.app.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
                                    input_path, output_option, say, seed_option)
 
-__all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd"]
+__all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd", "train_cmd"]
 
 log = logging.getLogger("dockrecon")
 
@@ -136,4 +137,47 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
         ctx.exit(EXIT_STATUS[res.status])
 
 
-COMMANDS = (validate_cmd, reconstruct_cmd)
+
+@click.command("train")
+@common_options
+@click.argument("scenario", callback=input_path, type=click.Path(dir_okay=False, path_type=str))
+@config_option("the run TOML whose priors and fitted channels the proposal serves "
+               "([parameters], [observation]; without it the scenario's [envelope] and the "
+               "unit's channels and sensor noise)")
+@output_option("the proposal file (default: the user cache, where reconstruct finds it)",
+               required=False, metavar="FILE.npz")
+@click.option("--flights", type=click.IntRange(min=500, max=1_000_000), default=20000,
+              show_default=True, help="Simulated flights to learn from.")
+@click.option("--epochs", type=click.IntRange(min=1, max=100_000), default=200,
+              show_default=True, help="Most training epochs (stops earlier when the held-out "
+                                      "loss stops improving).")
+@seed_option()
+def train_cmd(scenario: str, config: str | None, output: str | None, flights: int,
+              epochs: int, seed: int) -> None:
+    """Train the learned proposal of SCENARIO (and a run configuration's priors): simulated
+    flights of its envelope, a network from a record's summary to where its initial
+    conditions lie. ``reconstruct`` then starts its search there for every record of the
+    scenario with those priors (recon.amortized), instead of screening the prior box."""
+    from recon.amortized import cache_dir, train_scenario
+
+    progress = Progress("train")
+    try:
+        prop = train_scenario(scenario, config=config, flights=flights, seed=seed,
+                              epochs=epochs, progress=progress)
+    finally:
+        progress.close()
+    path = Path(output) if output else cache_dir() / f"{prop.digest}.npz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prop.save(path)
+    rec = prop.record
+    bank = rec["bank"]
+    say(f"learned from {bank['kept']} of {bank['drawn']} simulated flights "
+        f"({bank['no_contact']} without contact, {bank['failed']} failed, {bank['short']} "
+        f"not covering the summary), {rec['epochs']} epochs")
+    worst = max(rec["rms_error"], key=rec["rms_error"].get)
+    say(f"held-out rms error, fraction of the prior box: median "
+        f"{sorted(rec['rms_error'].values())[len(rec['rms_error']) // 2]:.3f}, largest "
+        f"{rec['rms_error'][worst]:.3f} ({worst})")
+    click.echo(f"proposal {prop.digest[:16]} written to {path}")
+
+COMMANDS = (validate_cmd, reconstruct_cmd, train_cmd)
