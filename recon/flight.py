@@ -66,6 +66,10 @@ class Flight:
     scenario: Any
     #: what :func:`recon.config.complete_run` filled in: defaulted tables, noise estimates
     filled: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: the learned proposal the search starts from (None: it screens;
+    #: :func:`recon.amortized.resolve_proposal`) and what decided it
+    proposal: Any = None
+    proposal_choice: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __iter__(self):  # problem, config, scenario = flight_problem(...)
         return iter((self.problem, self.config, self.scenario))
@@ -167,7 +171,17 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
             clock_events=[(flag, unit.event_column(ev)) for flag, ev in unit.clock_events])
     except InputError as exc:
         raise exc.with_source(str(record.source))
-    return Flight(problem, cfg, unit, scn, filled)
+    # the learned proposal of the search ([optimizer] proposal; a file relative to the run
+    # configuration's), resolved here so that validate refuses what reconstruct would
+    choice = cfg.proposal
+    if (choice not in PROPOSAL_CHOICES and isinstance(config, (str, os.PathLike))
+            and not Path(choice).is_absolute()):
+        choice = str(Path(config).parent / choice)
+    try:
+        proposal, chosen = resolve_proposal(choice, unit, scn, space, cfg.observation)
+    except InputError as exc:
+        raise exc.with_source(src)
+    return Flight(problem, cfg, unit, scn, filled, proposal, chosen)
 
 
 def unit_outputs(problem: ReconstructionProblem, unit: DockingUnit) -> dict[str, Any]:
@@ -209,15 +223,8 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                             steps=steps, mcmc=mcmc, starts=starts, max_nfev=max_nfev,
                             mcmc_below_ess=mcmc_below_ess)
     problem, cfg, unit = flight.problem, flight.config, flight.unit
-    choice = cfg.proposal
-    if choice not in PROPOSAL_CHOICES and isinstance(config, (str, os.PathLike)):
-        choice = str(Path(config).parent / choice) if not Path(choice).is_absolute() else choice
-    try:
-        proposal, chosen = resolve_proposal(choice, unit, flight.scenario, problem.space,
-                                            cfg.observation)
-    except InputError as exc:
-        raise exc.with_source(str(config) if config is not None else "run configuration")
-    starts_record: dict[str, Any] = {"proposal": chosen}
+    proposal = flight.proposal
+    starts_record: dict[str, Any] = {"proposal": dict(flight.proposal_choice)}
     settings = cfg.settings
     if proposal is not None:
         # the learned round comes before the screens, which stay as many as configured

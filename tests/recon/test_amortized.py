@@ -293,3 +293,14 @@ def test_train_refuses_a_parameter_it_cannot_learn(cli_run, tmp_path):
     r = cli_run("train", PROBE, "--config", cfg, "--flights", 500)
     assert r.exit_code == 2
     assert "parameters.stroke_bias" in r.output and str(cfg) in r.output
+
+
+def test_validate_refuses_a_proposal_file_reconstruct_would_refuse(cli_run, tmp_path):
+    """``[optimizer] proposal`` naming a file that is not there: ``validate --scenario
+    --config`` refuses it as reconstruct would, naming the configuration and the key, before
+    any model run; the path counts from the configuration's directory."""
+    cfg = _config(tmp_path, FLIGHTS / "run.toml", 'proposal = "nowhere.npz"\n')
+    r = cli_run("validate", FLIGHTS / "nominal.parquet", "--scenario", PROBE, "--config", cfg)
+    assert r.exit_code == 2, r.output
+    assert "optimizer.proposal" in r.output and str(tmp_path / "nowhere.npz") in r.output
+    assert "Traceback" not in r.output
