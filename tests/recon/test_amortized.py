@@ -260,12 +260,15 @@ def test_training_observation_takes_auto_noise_from_the_units_sensor_model():
     assert set(default["channels"]) == set(unit.fitted_channels)
 
 
+@pytest.mark.slow
 def test_train_then_reconstruct_starts_from_learned_draws(cli_run, tmp_path, monkeypatch):
     """``dockrecon train`` writes a proposal into the user cache (``DOCKRECON_CACHE``), and
     ``reconstruct`` of a record of that scenario and priors finds it, starts its search from
     the learned draws and says so in ``result.json`` (a reconstruction that screens says why:
-    tests/recon/app/test_outputs.py). A small proposal and fast settings: this checks the
-    plumbing, not the accuracy."""
+    tests/recon/test_docking.py). A small proposal and fast settings: this checks the plumbing,
+    not the accuracy; about 2 minutes of training and reconstruction, so with the slow tests
+    (validate refusing a proposal file and the screened reconstruction's record are in the
+    default suite)."""
     from tests.recon._fast import fast_config
 
     monkeypatch.setenv(A.CACHE_ENV, str(tmp_path / "cache"))
