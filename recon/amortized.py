@@ -43,6 +43,7 @@ starts").
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -55,9 +56,11 @@ import numpy as np
 
 from models.errors import InputError
 from models.unit import DockingUnit
+from recon.observation import interp_rows
 
 __all__ = ["SUMMARY_VERSION", "Summary", "Network", "OutOfDistribution", "Proposal", "digest",
-           "cache_dir", "find_proposal", "resolve_proposal", "training_observation",
+           "cache_dir", "find_proposal", "load_proposal", "resolve_proposal",
+           "training_observation",
            "simulate_bank", "train", "train_scenario", "learned_starts", "PROPOSAL_CHOICES"]
 
 #: version of the summary's definition: a proposal trained on another is not used
@@ -196,7 +199,7 @@ class Summary:
         sig = iter(self.sigma)
 
         def at(x: np.ndarray, s: np.ndarray) -> np.ndarray:
-            return _interp_rows(t, x, s)
+            return interp_rows(t, x, s)
 
         gap = None
         if rng is not None and self.gap_rate > 0:
@@ -244,17 +247,6 @@ def _bridge(v: np.ndarray, tau: np.ndarray, g0: np.ndarray, g1: np.ndarray, v0: 
     w = (tau[None, :] - g0[:, None]) / span[:, None]
     line = v0[:, None] * (1.0 - w) + v1[:, None] * w
     return np.where(inside, line, v)
-
-
-def _interp_rows(t: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Linear interpolation of each row of ``x`` (n, n_t) on the grid ``t`` at ``s`` (n, m);
-    NaN outside the grid or where a row has no value."""
-    n_t = t.size
-    j = np.clip(np.searchsorted(t, s, side="right") - 1, 0, n_t - 2)
-    w = (s - t[j]) / (t[j + 1] - t[j])
-    rows = np.arange(x.shape[0])[:, None]
-    v = x[rows, j] * (1.0 - w) + x[rows, j + 1] * w
-    return np.where((s >= t[0]) & (s <= t[-1]), v, np.nan)
 
 
 # --------------------------------------------------------------------------------------------
@@ -558,11 +550,27 @@ def cache_dir() -> Path:
     return base / "dockrecon" / "proposals"
 
 
+@functools.lru_cache(maxsize=8)
+def _load_once(path: str, mtime_ns: int, size: int) -> Proposal:
+    return Proposal.load(path)
+
+
+def load_proposal(path: str | os.PathLike) -> Proposal:
+    """:meth:`Proposal.load`, read once per file version in a process: a campaign's flights
+    of one scenario share the proposal (the file's modification time and size are part of
+    the key, so a retrained file is read again). Proposals are not modified after loading."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Proposal.load(path)  # the error names the file
+    return _load_once(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+
+
 def find_proposal(key: str) -> Proposal | None:
     """The cached proposal of digest ``key`` (:func:`cache_dir`), or None."""
     path = cache_dir() / f"{key}.npz"
     if path.is_file():
-        prop = Proposal.load(path)
+        prop = load_proposal(path)
         if prop.digest == key:
             return prop
     return None
@@ -587,7 +595,7 @@ def resolve_proposal(choice: str, unit: DockingUnit, scenario: Any, space, obser
                               "(dockrecon train)")
         return prop, info
     try:
-        prop = Proposal.load(choice)
+        prop = load_proposal(choice)
     except InputError as exc:
         raise InputError(f"{exc.what}: {choice}", key="optimizer.proposal") from None
     if prop.digest != key:
@@ -635,6 +643,12 @@ def training_observation(unit: DockingUnit, observation_table: Mapping[str, Any]
 # --------------------------------------------------------------------------------------------
 # training
 # --------------------------------------------------------------------------------------------
+def _prior_box(space, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper prior bounds of ``names`` (the box the targets are scaled to)."""
+    return (np.array([space[n_].prior.lower for n_ in names]),
+            np.array([space[n_].prior.upper for n_ in names]))
+
+
 def simulate_bank(unit: DockingUnit, scenario: Any, space, summary: Summary, n: int,
                   rng: np.random.Generator, *, rate: float = 100.0, chunk: int = 256,
                   progress: Callable[[int, int], None] | None = None
@@ -674,8 +688,7 @@ def simulate_bank(unit: DockingUnit, scenario: Any, space, summary: Summary, n: 
         reach = float(np.max(ev[ok, contact_col]))
     feats, targets = [], []
     counts = {"drawn": 0, "no_contact": 0, "failed": 0, "short": 0}
-    lo = np.array([space[n_].prior.lower for n_ in names])
-    hi = np.array([space[n_].prior.upper for n_ in names])
+    lo, hi = _prior_box(space, names)
     idx = [space.free_names.index(n_) for n_ in names]
     done = 0
     while done < n:
@@ -743,9 +756,7 @@ def train(unit: DockingUnit, scenario: Any, space,
                   rms_error=dict(zip(names, np.sqrt(np.mean((mu - yv) ** 2, axis=0)).tolist())),
                   mean_sd=dict(zip(names, np.mean(sd, axis=0).tolist())))
     key = digest(unit, scenario, space, observation, summary)
-    lo = np.array([space[n_].prior.lower for n_ in names])
-    hi = np.array([space[n_].prior.upper for n_ in names])
-    return Proposal(summary, net, ood, tuple(names), lo, hi, key, record)
+    return Proposal(summary, net, ood, tuple(names), *_prior_box(space, names), key, record)
 
 
 def train_scenario(scenario: str | os.PathLike, *, config: str | os.PathLike | None = None,

@@ -248,7 +248,11 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
         return screen(prob, 0)
 
     def again(prob, k):
-        return screen(prob, k - 1 if starts_record["path"] == "learned" else k)
+        """Starts of search round k + 1: screens, as many as configured after the first
+        round's (the learned round is an extra one before them)."""
+        if starts_record["path"] == "learned":
+            return screen(prob, k - 1)
+        return screen(prob, k) if k <= cfg.settings.search_retries else None
 
     return reconstruct(
         problem, Path(output), settings=settings, seed=seed, resume=resume,

@@ -69,6 +69,7 @@ __all__ = [
     "OBSERVATION_SUFFIXES",
     "SpanError",
     "edges",
+    "interp_rows",
 ]
 
 #: Suffixes of per-channel observation parameters and the unit they carry
@@ -285,7 +286,7 @@ def edges(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return mid[up], mid[~up], width[up], width[~up]
 
 
-def _interp_rows(tgrid: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
+def interp_rows(tgrid: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """Linear interpolation of each row of ``x`` (n, n_t) on ``tgrid`` at ``s`` (n, m);
     NaN outside the grid and wherever a row has no value (after its end)."""
     n_t = tgrid.size
@@ -438,7 +439,7 @@ class BoundObservation:
             if c.name not in sim.channels:
                 raise InputError("forward model does not produce this channel", key=c.name)
             s, _ = self._sim_time(e, params, n)
-            x = _interp_rows(sim.t, np.asarray(sim.channels[c.name], float), s)
+            x = interp_rows(sim.t, np.asarray(sim.channels[c.name], float), s)
             if c.binary:
                 out[c.name] = np.where(np.isnan(x), np.nan, (x > 0.5).astype(float))
             else:
@@ -468,7 +469,7 @@ class BoundObservation:
                 s, _ = self._sim_time(e, params, n)
                 _check_span(c.name, e["t"], s, sim.t, x)
                 pred = (self._param(params, f"{c.name}_scale", n)[:, None]
-                        * _interp_rows(sim.t, x, s)
+                        * interp_rows(sim.t, x, s)
                         + self._param(params, f"{c.name}_bias", n)[:, None])
                 if c.quantum > 0:
                     r[:, a:b] = quantized_residuals(pred, e["y"][None, :], c.sigma, c.quantum)

@@ -254,7 +254,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                 settings: ReconstructSettings = ReconstructSettings(), seed: int = 0,
                 resume: bool = False,
                 first_guess: np.ndarray | Callable[[ReconstructionProblem], np.ndarray] | None = None,
-                search_again: Callable[[ReconstructionProblem, int], np.ndarray] | None = None,
+                search_again: Callable[[ReconstructionProblem, int], np.ndarray | None] | None = None,
                 search_record: Mapping[str, Any] | None = None,
                 loads: Derived | None = None, energy: Derived | None = None,
                 trajectory: TrajectoryFn | None = None,
@@ -282,7 +282,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         Extra optimizer start(s), or ``first_guess(problem)`` giving them.
     search_again
         ``search_again(problem, k)``: new starts for search round ``k`` = 1, 2, ... (another
-        seed of a global screen), polished while the best cost exceeds
+        seed of a global screen; None: no more rounds), polished while the best cost exceeds
         :func:`identification.engines.gof_limit`, at most ``settings.search_retries`` times.
     search_record
         Where the search's starts came from, filled while ``first_guess`` runs (the learned

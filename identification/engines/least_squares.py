@@ -232,7 +232,8 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
     best cost exceeds :func:`gof_limit`.
 
     ``search_again(problem, k)`` gives the starts of search round ``k`` = 1, 2, ... (another
-    seed of a global screen); at most ``retries`` rounds. Each round's runs are kept (origin
+    seed of a global screen), or None when the caller's rounds are spent; at most ``retries``
+    rounds. Each round's runs are kept (origin
     ``"search k"``). Adds to ``result`` (a new one of ``kind`` when None): the runs
     (:attr:`~identification.result.Result.starts`), the optimum
     :attr:`~identification.result.Result.x_opt`,
@@ -253,9 +254,12 @@ def least_squares(problem, *, starts: int = 8, first_guess=None, seed: int | Non
     while (search_again is not None and result.best.cost > limit
            and len(round_best) <= retries):
         k = len(round_best)
+        again = search_again(problem, k)
+        if again is None:
+            break
         log.warning("best cost %.1f above %.1f (the most a fit of %d residuals plausibly has): "
                     "search round %d", result.best.cost, limit, problem.n_residuals, k + 1)
-        extra = multistart(problem, 0, first_guess=lambda prob: search_again(prob, k),
+        extra = multistart(problem, 0, first_guess=again,
                            max_nfev=max_nfev, diff_step=diff_step, pre_nfev=pre_nfev,
                            pre_keep=pre_keep, origin=f"search {k + 1}", hold=hold,
                            x_scale=x_scale)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -243,6 +244,11 @@ def test_resolve_proposal_refuses_a_file_of_another_scenario(tmp_path, monkeypat
     with pytest.raises(InputError, match="trained for another scenario") as e:
         A.resolve_proposal(str(path), unit, scn, cfg.space, cfg.observation)
     assert e.value.key == "optimizer.proposal"
+    # a campaign's flights share one read of the file; a rewritten file is read again
+    assert A.load_proposal(path) is A.load_proposal(path)
+    first = A.load_proposal(path)
+    os.utime(path, ns=(0, 0))
+    assert A.load_proposal(path) is not first
 
 
 def test_training_observation_takes_auto_noise_from_the_units_sensor_model():

@@ -230,6 +230,13 @@ def test_implausible_fit_triggers_another_search(tmp_path, caplog):
     doc = json.loads((tmp_path / "b" / "result.json").read_text())
     assert res.status == doc["status"] == "implausible"
     assert f"{limit:.1f}" in doc["status_reason"] and "after 1 search round" in doc["status_reason"]
+    # a caller whose rounds are spent says so with None: no round runs, however many retries
+    # the settings allow (the learned first round of recon.flight counts its screens so)
+    calls.clear()
+    res = reconstruct(prob, tmp_path / "c", settings=base, first_guess=far,
+                      search_again=lambda problem, k: calls.append(k))
+    assert calls == [1] and res.diagnostics["search"]["rounds"] == 1
+    assert res.status == "implausible"
 
 
 def test_failed_reconstruction_writes_its_status_and_no_intervals(tmp_path):
