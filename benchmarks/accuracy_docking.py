@@ -34,7 +34,7 @@ SIGMA = {"stroke": 2e-4, "gimbal_pitch": 1e-3, "gimbal_yaw": 1e-3,
 
 #: integration settings compared (``[integration]`` keys over the preset's)
 VARIANTS = {
-    "explicit, 1 ms (preset)": {"dt_captured": 1e-3, "implicit_friction": "never"},
+    "explicit, 1 ms": {"dt_captured": 1e-3, "implicit_friction": "never"},
     "implicit, 1 ms": {"dt_captured": 1e-3, "implicit_friction": "always"},
     "implicit, 2 ms after capture": {"dt_captured": 2e-3, "implicit_friction": "always"},
     "implicit after capture only, 2 ms": {"dt_captured": 2e-3, "implicit_friction": "captured"},
@@ -63,7 +63,8 @@ def main(argv=None) -> int:
     scn = load_preset("reference")
     it = scn.integration
     assert {"dt_captured": it.dt_captured, "implicit_friction": it.implicit_friction} \
-        == VARIANTS["explicit, 1 ms (preset)"], "the preset changed: relabel"
+        == VARIANTS["implicit, 2 ms after capture"], \
+        "the preset changed: mark its variant in make_readme.py (PROBE_CONE_PRESET_VARIANT)"
     # the preset's [envelope] box (the start plane and the clock offset are not drawn)
     env = tomllib.loads((Path(__file__).resolve().parents[1] / "models" / "probe_cone"
                          / "presets" / "reference.toml").read_text())["envelope"]

@@ -230,16 +230,23 @@ def kernels() -> list[str]:
 def docking_units() -> list[str]:
     out = ["## Docking units", ""]
     d = load("docking.json")["figures"]
+    toy = d.get("toy_ms")
+
+    def ratio(f):
+        return f"{f['ratio_to_toy']}x" if "ratio_to_toy" in f else "-"
+
     rows = [[label, f"{num(d[k]['cpu_s_median'] * 1e3)} ms ({d[k]['steps']:,} steps)".replace(
-                 ",", " "),
+                 ",", " "), ratio(d[k]),
              f"{num(d[k]['short_cpu_s_per_eval'] * 1e3)} ms",
              f"{num(d[k]['batch_cpu_s_per_eval'] * 1e3)} ms"]
-            for k, label in (("preset", "preset: explicit friction, 1 ms after capture"),
-                             ("implicit_2ms", "option: implicit friction, 2 ms after capture"))]
+            for k, label in (("preset", "preset: implicit friction, 2 ms after capture"),
+                             ("explicit_1ms", "explicit friction, 1 ms after capture"))]
+    yard = (f" The C toy yardstick (`../shared/calib/toy-ms`) took {num(toy)} ms in the same "
+            "run; the ratio is the 20-s run's CPU time over it." if toy else "")
     out += section("probe-cone unit (`bench_docking.py`)",
-                   "CPU time of the reference preset's runs; the option is not the preset "
-                   "(`docs/design/probe_cone_step.rst`).",
-                   table(["integration", "20-s reference run, one core",
+                   "CPU time of the reference preset's runs and of the explicit friction it "
+                   "replaced (`docs/design/probe_cone_step.rst`)." + yard,
+                   table(["integration", "20-s reference run, one core", "ratio to the C toy",
                           "6-s window, per evaluation in the 2-thread batch",
                           "20-s run, per evaluation in the batch"], rows), ["docking.json"])
     if "peripheral" in d:
@@ -253,15 +260,16 @@ def docking_units() -> list[str]:
         text = (f"The reference preset's 20-s run, median of {len(runs)} repeats "
                 "(`dockrecon bench docking --unit peripheral --json`).")
     out += section("peripheral unit", text, table(
-        ["20-s reference run, one core", "steps (contact steps)",
+        ["20-s reference run, one core", "ratio to the C toy", "steps (contact steps)",
          "per evaluation in the 2-thread batch"],
-        [[f"{num(p['cpu_s_median'] * 1e3)} ms", f"{int(p['steps'])} ({int(p['small_steps'])})",
+        [[f"{num(p['cpu_s_median'] * 1e3)} ms", ratio(p),
+          f"{int(p['steps'])} ({int(p['small_steps'])})",
           f"{num(p['batch_cpu_s_per_eval'] * 1e3)} ms"]]), [name])
     r = load("recon.json")["figures"]
     rows = [[label, num(f["evals_per_s"]), f"{num(f['cpu_s_per_eval'] * 1e3)} ms",
              f"{f['idle_minutes_for_1e5_evals']} min"]
-            for label, f in (("preset", r), ("option: implicit friction, 2 ms after capture",
-                                              r["implicit_2ms"]))]
+            for label, f in (("preset: implicit friction, 2 ms after capture", r),
+                             ("explicit friction, 1 ms after capture", r["explicit_1ms"]))]
     out += section("log probability of the nominal probe-cone flight (`bench_recon.py`)",
                    "Batches of 16, as one emcee call evaluates them, on all cores.",
                    table(["integration", "evaluations / s (wall)", "CPU per evaluation",
@@ -271,11 +279,21 @@ def docking_units() -> list[str]:
 
 # -- accuracy ------------------------------------------------------------------------------
 
+#: the probe-cone preset's integration, as ``accuracy_docking.py`` names its variants
+PROBE_CONE_PRESET_VARIANT = "implicit, 2 ms after capture"
+
+
+def _preset_mark(label: str) -> str:
+    return label + " (preset)" if label == PROBE_CONE_PRESET_VARIANT else label
+
+
 def accuracy() -> list[str]:
     out = ["## Integration accuracy against small-step runs", ""]
     s = load("accuracy_docking.json")["summary"]
-    rows = [[k, v["median"], v["q90"], v["above_0.5"], v["above_1"], v["failed"]]
-            for k, v in s.items()]
+    # the preset's settings are marked here, not in the file: the variants are stated by their
+    # settings, and the file's keys stay valid when the preset moves
+    rows = [[_preset_mark(k.removesuffix(" (preset)")), v["median"], v["q90"], v["above_0.5"],
+             v["above_1"], v["failed"]] for k, v in s.items()]
     n = next(iter(s.values()))["n"]
     out += section("probe-cone unit (`accuracy_docking.py`)",
                    f"{n} dockings of the preset's envelope that capture: per docking, the "

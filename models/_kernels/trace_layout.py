@@ -51,7 +51,7 @@ __all__ = [
     "R_LATCH_BETWEEN", "R_LATCH_STAGE", "R_LATCH_STAGE_TOTAL", "R_SENSOR", "R_CAPTURE",
     "R_LEG_FORCES", "R_LEGS_BETWEEN", "R_RING", "R_FAN_SEARCH_ACTIVE", "R_FAN_SEARCH_PASSIVE",
     "R_PC_HEAD", "R_PC_HOUSING", "R_PC_PAD_MOUTH", "R_PC_LATCH_SLOT", "R_PC_PLUNGER",
-    "R_PC_SENSOR_FRICTION",
+    "R_PC_SENSOR_FRICTION", "R_PC_IMPLICIT_FRICTION",
     "R_PC_MECHANISM", "R_PC_ELEMENTS",
     "CONTACT_NIN", "CONTACT_OUT", "ROUTINES", "group_mask", "trace_begin", "trace_stage", "traced",
     "trace_open", "contact_open", "contact_force_columns", "point_velocity",
@@ -125,6 +125,7 @@ R_PC_LATCH_SLOT = 104   # triggered latch's reverse segment vs its socket slot
 # probe-cone unit: latch group
 R_PC_PLUNGER = 120      # latch / capture-sensor plunger between steps
 R_PC_SENSOR_FRICTION = 121  # capture sensors' axial friction on the socket wall after capture
+R_PC_IMPLICIT_FRICTION = 122  # the implicit head friction's correction on the passive unit
 # probe-cone unit: mechanism group
 R_PC_MECHANISM = 130    # stroke, gimbal and torsion coordinates and the absorber forces
 R_PC_ELEMENTS = 131     # hysteresis elements' states between steps
@@ -211,6 +212,8 @@ _TABLE = {
                     *_v("point", "m"))),
     R_PC_SENSOR_FRICTION: ("latch", "sensor_friction",
                            (("slip_velocity", "m/s"), ("force_x", "N"), *_v("point", "m"))),
+    R_PC_IMPLICIT_FRICTION: ("contact", "head_friction_implicit",
+                             (*_v("force", "N"), *_v("point", "m"))),
     R_PC_MECHANISM: ("mechanism", "probe_mechanism",
                      (("stroke", "m"), ("stroke_rate", "m/s"), ("psi", "1"), ("theta", "1"),
                       ("psi_rate", "1/s"), ("theta_rate", "1/s"), ("gimbal_q1", "rad"),

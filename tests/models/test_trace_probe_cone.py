@@ -71,14 +71,15 @@ def test_traced_forces_add_up_to_the_interface_force_and_mechanism_is_recorded(t
     """At each output sample in the window (stage 0 of the step that starts there, the state
     the sample records): interface force = sum of the contact forces + the held plunger forces
     (those with a retraction, latches not triggered) + the capture sensors' friction after
-    capture (along X_PU); with the reference's explicit head friction nothing else acts.
+    capture (along X_PU) + the implicit head friction's correction on the passive unit (the
+    reference integrates the head friction implicitly); nothing else acts.
     Tolerance 1e-9 of the largest term plus 1e-9 N (the same numbers added in another order).
     The mechanism row's stroke, absorber force and moments and gimbal angles are the recorded
     channels, bit for bit (same arithmetic)."""
     rows = traced.trace.rows
     f_if = np.column_stack([traced.channels[f"interface_force_{a}"] for a in "xyz"])
     o = CONTACT_OUT0 + 11      # force_x of a contact row
-    n_checked = n_contact = n_friction = 0
+    n_checked = n_contact = n_friction = n_implicit = 0
     for k, tk in enumerate(traced.t):
         st0 = rows[(rows[:, TL.TR_STAGE] == 0) & (rows[:, TL.TR_T] == tk)]
         if st0.shape[0] == 0:
@@ -97,6 +98,11 @@ def test_traced_forces_add_up_to_the_interface_force_and_mechanism_is_recorded(t
                   & (same[:, TL.TR_ROUTINE] == TL.R_PC_SENSOR_FRICTION)]
         total[0] += sf[:, TL.TR_V0 + 1].sum()
         n_friction += sf.shape[0]
+        im = same[(same[:, TL.TR_STAGE] == 0)
+                  & (same[:, TL.TR_ROUTINE] == TL.R_PC_IMPLICIT_FRICTION)]
+        assert im.shape[0] <= 1
+        total += im[:, TL.TR_V0:TL.TR_V0 + 3].sum(axis=0)
+        n_implicit += im.shape[0]
         np.testing.assert_allclose(total, f_if[k], rtol=0,
                                    atol=1e-9 * max(scale, np.abs(total).max()) + 1e-9,
                                    err_msg=f"t = {tk}")
@@ -109,7 +115,7 @@ def test_traced_forces_add_up_to_the_interface_force_and_mechanism_is_recorded(t
         assert v["gimbal_q1"] == traced.channels["gimbal_pitch"][k]
         assert v["gimbal_q2"] == traced.channels["gimbal_yaw"][k]
         n_checked += 1
-    assert n_checked >= 50 and n_contact >= 15 and n_friction >= 15
+    assert n_checked >= 50 and n_contact >= 15 and n_friction >= 15 and n_implicit >= 15
 
 
 def test_abort_gives_the_window_and_its_trace_holds_the_failing_contact(scn):
@@ -130,7 +136,9 @@ def test_abort_gives_the_window_and_its_trace_holds_the_failing_contact(scn):
     assert fail.shape[0] >= 1
     assert t_fail - 1e-6 <= fail[-1, TL.TR_T] <= t1      # a stage of the failing step
     assert fail[-1, CONTACT_OUT0] > 2e-5
-    assert set(rows[:, TL.TR_ROUTINE].astype(int)) <= set(PC_CONTACT)
+    # the contact group only: the contacts and the implicit head friction's correction
+    assert set(rows[:, TL.TR_ROUTINE].astype(int)) <= {*PC_CONTACT, TL.R_PC_IMPLICIT_FRICTION}
+    assert all(TL.ROUTINES[c][0] == "contact" for c in (*PC_CONTACT, TL.R_PC_IMPLICIT_FRICTION))
 
 
 def test_contact_rows_hold_the_law(traced, scn):

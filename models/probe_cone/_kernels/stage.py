@@ -232,7 +232,8 @@ def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, 
     h lambda)``, inside its stability bound for any ``lambda``. A first version without
     ``a_P`` (an added mass ``h D`` against the inertial frame) and with the isotropic ``g (I -
     n n^T)`` for ``D`` was off by 0.24 noise sigma rms on the gyros of the reference docking
-    at 1 ms (against a 0.25 ms explicit run); this one by 0.05 (gamma 1)."""
+    at 1 ms (against a 0.25 ms explicit run); this one by 0.05 (gamma 1). Returns ``-dF`` on
+    the passive unit [N], PU axes (the trace's ``head_friction_implicit`` row)."""
     h = P[P_H_NOW]
     Dm = M[M_ROT_HEAD]
     Dp = M[M_ROT_HOUSING]
@@ -307,6 +308,7 @@ def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, 
     vpz = twp[ck.TW_V + 2] + twp[ck.TW_W] * hy - twp[ck.TW_W + 1] * hx
     dy[Y_E_CONT] += (dpx * (twa[ck.TW_V] - vpx) + dpy * (twa[ck.TW_V + 1] - vpy)
                      + dpz * (twa[ck.TW_V + 2] - vpz))
+    return dpx, dpy, dpz
 
 
 @njit(**NJIT)
@@ -635,8 +637,10 @@ def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk
     fy_h = Fhy - fHy
     fz_h = Fhz - fHz
     if P[P_H_NOW] > 0.0 and acc[ACC_D] + acc[ACC_D + 3] + acc[ACC_D + 5] > 0.0:
-        _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp,
-                       fx_h, fy_h, fz_h)
+        dpx, dpy, dpz = _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa,
+                                       twp, fx_h, fy_h, fz_h)
+        if tcx[TX_MASK] != 0.0:
+            pct.implicit_friction_row(tr, trn, tcx, dpx, dpy, dpz, hx, hy, hz)
     else:
         dy[Y_VH] = fx_h * imh
         dy[Y_VH + 1] = fy_h * imh

@@ -22,11 +22,12 @@ from models.probe_cone._kernels.layout import (LF_DELTA, LF_F, LF_P, MC_PHID, MC
                                                MC_S, MC_SD, MC_TH, MC_THD, MC_UA, N_ELEM, N_LATCH,
                                                N_PL)
 from models._kernels.trace_layout import (
-    G_LATCH, G_MECHANISM, R_PC_ELEMENTS, R_PC_MECHANISM, R_PC_PLUNGER,
-    R_PC_SENSOR_FRICTION, TR_V0, contact_force_columns, contact_open, trace_open, traced)
+    G_CONTACT, G_LATCH, G_MECHANISM, R_PC_ELEMENTS, R_PC_IMPLICIT_FRICTION, R_PC_MECHANISM,
+    R_PC_PLUNGER, R_PC_SENSOR_FRICTION, TR_V0, contact_force_columns, contact_open, trace_open,
+    traced)
 
 __all__ = ["contact_row", "point_contact_row", "segment_contact_row", "mechanism_row",
-           "plunger_rows", "element_rows", "sensor_friction_row"]
+           "plunger_rows", "element_rows", "sensor_friction_row", "implicit_friction_row"]
 
 
 @njit(**NJIT)
@@ -153,3 +154,21 @@ def sensor_friction_row(tr, trn, tcx, vr, fx, hx, hy, hz):
     tr[r, TR_V0 + 2] = hx
     tr[r, TR_V0 + 3] = hy
     tr[r, TR_V0 + 4] = hz
+
+
+@njit(**NJIT)
+def implicit_friction_row(tr, trn, tcx, fx, fy, fz, hx, hy, hz):
+    """With the head's contact friction implicit: the correction ``-dF`` it puts on the
+    passive unit (PU axes; ``models.probe_cone._kernels.stage._implicit_head``), beside the
+    explicit contact rows whose friction it corrects, at its point (the head centre, PU)."""
+    if not traced(tcx, G_CONTACT):
+        return
+    r = trace_open(tr, trn, tcx, R_PC_IMPLICIT_FRICTION, -1, -1, 0)
+    if r < 0:
+        return
+    tr[r, TR_V0] = fx
+    tr[r, TR_V0 + 1] = fy
+    tr[r, TR_V0 + 2] = fz
+    tr[r, TR_V0 + 3] = hx
+    tr[r, TR_V0 + 4] = hy
+    tr[r, TR_V0 + 5] = hz
