@@ -99,6 +99,39 @@ class ReconstructionProblem(GaussianProblem):
         self.clock_events = tuple(clock_events)
         self.n_evaluations = 0
 
+    def fingerprint(self) -> dict[str, str]:
+        """SHA-256 digests (16 hex digits each) of what the posterior depends on besides the
+        forward model: ``record`` (the fitted span's samples: times and values of every
+        channel), ``parameters`` (names, units, fixed values, priors and bounds),
+        ``observation`` (the sensor models: noise, quantization, biases, latencies, clock)
+        and ``span``. Stored with the MCMC chains so that a resume with another record,
+        prior or noise setting is refused (:mod:`identification.engines.mcmc`); a change of
+        the forward model shows in the log probability at the chains' last positions."""
+        import dataclasses
+        import hashlib
+        import json
+
+        def h(*parts) -> str:
+            d = hashlib.sha256()
+            for part in parts:
+                if isinstance(part, np.ndarray):
+                    d.update(np.ascontiguousarray(part, dtype=float).tobytes())
+                else:
+                    d.update(json.dumps(part, sort_keys=True, default=str).encode())
+            return d.hexdigest()[:16]
+
+        tel = self.telemetry
+        record = [tel.t]
+        for name in sorted(tel.channels):
+            record += [name, np.asarray(tel.channels[name], dtype=float)]
+        params = [{"name": p.name, "unit": p.unit, "fixed": p.fixed, "value": p.value,
+                   "prior": None if p.prior is None else p.prior.to_dict()}
+                  for p in self.space.parameters]
+        obs = dataclasses.asdict(self.observation) if dataclasses.is_dataclass(
+            self.observation) else repr(self.observation)
+        return {"record": h(*record), "parameters": h(params), "observation": h(obs),
+                "span": h(self.span.to_dict())}
+
     def _column(self, full: np.ndarray, index: int | None, default: float) -> np.ndarray:
         return full[:, index] if index is not None else np.full(full.shape[0], default)
 

@@ -45,7 +45,7 @@ import json
 import logging
 import os
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -313,8 +313,32 @@ def _read_meta(path: Path) -> dict | None:
     return json.loads(raw) if raw is not None else None
 
 
+#: how far the log probability at a resumed chain's last positions may be from the stored one:
+#: the same inputs give the same number to rounding (1e-9 relative covers another BLAS's
+#: summation order); another record, prior or model moves it by far more
+RESUME_LOG_PROB_RTOL = 1e-9
+RESUME_LOG_PROB_ATOL = 1e-6
+
+
+def _check_resumed(log_prob, state, path: Path, k: int) -> None:
+    """Refuse to continue ensemble ``k`` unless ``log_prob`` at its stored last positions is
+    the log probability stored with them: the chains were sampled from this posterior."""
+    now = np.asarray(log_prob(np.asarray(state.coords, float)), float)
+    then = np.asarray(state.log_prob, float)
+    same = np.isclose(now, then, rtol=RESUME_LOG_PROB_RTOL, atol=RESUME_LOG_PROB_ATOL) | (
+        np.isneginf(now) & np.isneginf(then))
+    if not same.all():
+        diff = np.abs(np.where(np.isfinite(now) & np.isfinite(then), now - then, np.inf))
+        raise InputError(
+            f"cannot resume: at the last positions of ensemble {k}'s chains the log "
+            f"probability is not the one they were sampled with ({int((~same).sum())} of "
+            f"{same.size} walkers differ, by up to {float(diff.max()):.3g}): the record, the "
+            "priors, the noise model or the forward model changed since; start without "
+            "--resume", source=str(path))
+
+
 def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, seed, resume,
-              start):
+              start, fingerprint=None):
     """The ensembles' samplers over their HDF5 groups and each one's initial state (None
     when it continues from its backend)."""
     import emcee
@@ -322,7 +346,8 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
 
     d = len(names)
     meta = {"names": list(names), "walkers": settings.walkers, "ensembles": settings.ensembles,
-            "seed": seed, "check_every": settings.check_every, "moves": settings.moves}
+            "seed": seed, "check_every": settings.check_every, "moves": settings.moves,
+            "problem": dict(fingerprint or {})}
     if resume:
         old = _read_meta(path)
         if old is None:
@@ -333,6 +358,16 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
             if old[k] != meta[k]:
                 raise InputError(f"cannot resume: '{k}' was {old[k]}, now {meta[k]}",
                                  source=str(path))
+        # what the chains were sampled for (a file without it is checked by the log
+        # probability below alone)
+        was = old.get("problem") or {}
+        changed = [k for k, v in meta["problem"].items() if k in was and was[k] != v]
+        if changed:
+            now = meta["problem"]
+            digests = ", ".join(f"{k} {was[k]} -> {now[k]}" for k in changed)
+            raise InputError(f"cannot resume: the chains were sampled with a different "
+                             f"{' and '.join(changed)} (digest {digests}); start without "
+                             "--resume", source=str(path))
         seed = old["seed"]
     else:
         if path.exists():
@@ -364,6 +399,7 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
             state = emcee.State(p0, random_state=rs.get_state())
         else:
             state = sampler._previous_state   # the backend's last sample and random state
+            _check_resumed(log_prob, state, path, k)
         out.append((sampler, state))
     return out
 
@@ -372,7 +408,8 @@ def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
                   scale: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                   path: str | os.PathLike, *, names: Sequence[str],
                   settings: SamplerSettings = SamplerSettings(), seed: int = 0,
-                  resume: bool = False, start: np.ndarray | None = None) -> Iterator[Round]:
+                  resume: bool = False, start: np.ndarray | None = None,
+                  fingerprint: Mapping[str, str] | None = None) -> Iterator[Round]:
     """Run (or resume) ``settings.ensembles`` emcee ensembles into the HDF5 file ``path`` and
     yield a :class:`Round` after every ``check_every`` steps, up to ``max_steps``; the
     consumer stops the run by closing the generator (leaving the loop).
@@ -381,7 +418,7 @@ def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
     """
     path = Path(path)
     samplers = _samplers(log_prob, x0, scale, lower, upper, path, names, settings, seed,
-                         resume, start)
+                         resume, start, fingerprint)
     ce = settings.check_every
     done = min(s.backend.iteration for s, _ in samplers)
     prev_tau = None
@@ -416,6 +453,7 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
                   lower: np.ndarray, upper: np.ndarray, path: str | os.PathLike, *,
                   names: Sequence[str], settings: SamplerSettings = SamplerSettings(),
                   seed: int = 0, resume: bool = False, start: np.ndarray | None = None,
+                  fingerprint: Mapping[str, str] | None = None,
                   progress: Callable[[int, int], None] | None = None) -> Chains:
     """Run (or resume) the ensembles until converged or at the step limit (module docstring).
 
@@ -434,17 +472,24 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
     seed
         Seeds the initial ball and each ensemble's generator (independent streams).
     resume
-        Continue the chains in ``path``.
+        Continue the chains in ``path``: refused when the names or sampler settings differ,
+        when a part of ``fingerprint`` differs from the one stored, and when ``log_prob`` at
+        the chains' last positions is not the log probability stored with them (another
+        record, prior or model), so that a resumed posterior is never a mixture.
     start
         Optional ``(m, d)`` posterior draws (e.g. importance-resampled) to start the walkers
         from instead of the ball: each ensemble takes ``walkers`` of them at random, jittered
         by 1e-3 ``scale`` so that no two walkers coincide.
+    fingerprint
+        Digests of what the posterior depends on, by part (e.g.
+        :meth:`recon.problem.ReconstructionProblem.fingerprint`), stored with the chains.
     progress
         Called ``progress(steps_done, max_steps)`` (per-ensemble step counts) after each round.
     """
     rnd = None
     for rnd in sample_rounds(log_prob, x0, scale, lower, upper, path, names=names,
-                             settings=settings, seed=seed, resume=resume, start=start):
+                             settings=settings, seed=seed, resume=resume, start=start,
+                             fingerprint=fingerprint):
         if progress is not None:
             progress(rnd.steps, settings.max_steps)
         if rnd.diagnostics.converged:
@@ -508,9 +553,10 @@ def mcmc(problem, result: Result, *, settings: SamplerSettings, path: str | os.P
         log.info("MCMC walkers start from a %s", start_how)
     x_opt = np.asarray(result.x_opt, float)
     scale = np.clip(width, 1e-6 * sp.prior_scale(), 0.5 * sp.prior_scale())
+    fp = problem.fingerprint() if hasattr(problem, "fingerprint") else None
     res = run_ensembles(problem.log_probability, x_opt, scale, sp.lower, sp.upper, path,
                         names=problem.names, settings=settings, seed=seed, resume=resume,
-                        start=start,
+                        start=start, fingerprint=fp,
                         progress=(lambda d, t: progress("sample", d, t)) if progress else None)
     samples = res.samples
     lp_opt = float(problem.log_probability(x_opt[None, :])[0])

@@ -129,6 +129,42 @@ def test_resume_after_kill_continues_the_chain(tmp_path):
         _run(prob, tmp_path / "none.h5", SETTINGS, resume=True)
 
 
+def test_resume_refuses_chains_of_another_posterior(tmp_path):
+    """A resume continues only the posterior the chains were sampled from: another record
+    (another flight's noise draw), a changed prior or a changed part of the stored fingerprint
+    is refused before a step is taken, and the chain file is left as it was; the same problem
+    resumes."""
+    path = tmp_path / "chains.h5"
+    short = dataclasses.replace(SETTINGS, max_steps=100)
+    prob, *_ = linear_problem(seed=1)
+    run_ensembles(prob.log_probability, np.zeros(3), np.full(3, 0.005), prob.space.lower,
+                  prob.space.upper, path, names=prob.names, settings=short, seed=7,
+                  fingerprint=prob.fingerprint())
+    before = path.read_bytes()
+
+    def resume(p, fingerprint):
+        return run_ensembles(p.log_probability, np.zeros(3), np.full(3, 0.005), p.space.lower,
+                             p.space.upper, path, names=p.names, settings=SETTINGS,
+                             resume=True, fingerprint=fingerprint)
+
+    other, *_ = linear_problem(seed=2)       # the same model, another flight's record
+    with pytest.raises(InputError, match="cannot resume: the chains were sampled with a "
+                                         "different record") as e:
+        resume(other, other.fingerprint())
+    assert str(path) in str(e.value)
+    # without the fingerprint (a caller that has none) the log probability still tells
+    with pytest.raises(InputError, match="log probability is not the one they were sampled"):
+        resume(other, None)
+    wider, *_ = linear_problem(seed=1)
+    wider.space = type(prob.space)(tuple(dataclasses.replace(
+        q, prior=dataclasses.replace(q.prior, b=2.0 * q.prior.b)) for q in prob.space.parameters))
+    with pytest.raises(InputError, match="different parameters"):
+        resume(wider, wider.fingerprint())
+    assert path.read_bytes() == before
+    res = resume(prob, prob.fingerprint())
+    assert res.chains.shape == (2, 300, 8, 3)
+
+
 def test_walkers_start_from_given_draws(tmp_path):
     # two well separated start draws: walkers start at them (jittered by 1e-3 * scale), not in
     # a ball around x0, and both are used
