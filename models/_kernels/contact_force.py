@@ -6,14 +6,14 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_layout import (
     LAW_K, LAW_C, LAW_MU, LAW_VEPS, LAW_MODEL, MODEL_HUNT_CROSSLEY, TW_V, TW_W, TW_O)
 
 __all__ = ["contact_force", "contact_wrench", "point_velocity"]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def point_velocity(tw, o, px, py, pz):
     """Velocity of the material point ``p`` [m] of the body whose twist (contact layout
     ``TW_*``: velocity of the reference point [m/s], omega [rad/s], the reference point [m])
@@ -24,7 +24,7 @@ def point_velocity(tw, o, px, py, pz):
             tw[o + TW_V + 2] + wx * ry - wy * rx)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_force(depth, nx, ny, nz, rvx, rvy, rvz, law):
     """Penalty force of one contact on the **passive** body, PU axes.
 
@@ -78,7 +78,7 @@ def contact_force(depth, nx, ny, nz, rvx, rvy, rvz, law):
     return fn, dd, fn * nx + g * tx, fn * ny + g * ty, fn * nz + g * tz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_wrench(depth, nx, ny, nz, px, py, pz, tw_a, tw_p, law):
     """Force and moments of one contact on both bodies, PU axes (digest 3.5 and 5).
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 
 __all__ = [
     "NONE", "CONTACT", "PENETRATION_EXCEEDED", "GEOMETRY_RANGE",
@@ -137,12 +137,12 @@ PERP_MIN = 1e-9       # [m] common perpendicular shorter than this is ignored (p
 _SQRT1_2 = 0.7071067811865476
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _none():
     return (NONE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def check_penetration(depth, dn_max):
     """Status of a penetration: CONTACT if ``0 < depth <= dn_max``, PENETRATION_EXCEEDED above,
     NONE otherwise."""

@@ -9,7 +9,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_layout import (
     GEOMETRY_RANGE, M_X, M_RHO, M_TX, M_TRHO, M_LEN, M_KIND, KIND_CONVEX, KIND_CONCAVE, PL_X,
     PL_RMIN, PL_RMAX, PL_SIDE, S45_RHO0, S45_X0, S45_SIGMA, S45_XLO, S45_XHI, S45_XCREST,
@@ -18,7 +18,7 @@ from models._kernels.contact_layout import (
 __all__ = ["sphere_vs_revolution", "sphere_vs_plane", "point_vs_stop45", "segment_vs_stop45_crest"]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _meridian_to_3d(xs, ys, zs, rs, depth, nxm, nrm, dn_max, feature):
     """Lift a meridian-plane contact (depth, normal (nxm, nrm)) to 3-D at the sphere centre."""
     dl = math.sqrt(ys * ys + zs * zs)
@@ -40,7 +40,7 @@ def _meridian_to_3d(xs, ys, zs, rs, depth, nxm, nrm, dn_max, feature):
     return (st, depth, nx, ny, nz, xs + rs * nx, ys + rs * ny, zs + rs * nz, feature)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _face_free_distance(mer, k, xs, dl):
     """Foot parameter s and free-side distance h of (xs, dl) from meridian segment k."""
     ax = xs - mer[k, M_X]
@@ -52,7 +52,7 @@ def _face_free_distance(mer, k, xs, dl):
     return s, h
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def sphere_vs_revolution(xs, ys, zs, rs, mer, dn_max, start):
     """Sphere (or point, ``rs = 0``) against a surface of revolution about X_PU.
 
@@ -148,7 +148,7 @@ def sphere_vs_revolution(xs, ys, zs, rs, mer, dn_max, start):
     return _none()
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def sphere_vs_plane(xs, ys, zs, rs, plane, dn_max):
     """Sphere (or point, ``rs = 0``) against a plane fragment normal to X_PU (digest 7.4, 9.4).
 
@@ -167,7 +167,7 @@ def sphere_vs_plane(xs, ys, zs, rs, plane, dn_max):
     return (st, depth, side, 0.0, 0.0, xs + rs * side, ys, zs, 0)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def point_vs_stop45(x, y, z, stop, dn_max):
     """Latch end point against a 45-degree stop surface (digest 9.7).
 
@@ -195,7 +195,7 @@ def point_vs_stop45(x, y, z, stop, dn_max):
     return (st, depth, -sigma * _SQRT1_2, y * inv, z * inv, x, y, z, 0)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_vs_stop45_crest(p1x, p1y, p1z, lx, ly, lz, stop, dn_max):
     """Latch segment against the crest circle of a 45-degree stop (digest 9.7, locking surface).
 

@@ -8,7 +8,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_layout import (
     NONE, CONTACT, PENETRATION_EXCEEDED, GEOMETRY_RANGE, C_BX, C_BY, C_BZ, C_UX, C_UY, C_UZ, C_R,
     C_SIDE, SL_VX, SL_EX, SL_ET, SL_EN, SL_DLL1, SL_DLX1, SL_DLX2, SL_TANB, SL_SINB, SL_COSB,
@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _plane_crossing(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz):
     """Where the segment ``P1 + t L, t in [0, 1]`` crosses the plane through ``B`` with unit
     normal ``u``: ``(found, P_C (3), L.u, |L|^2)``. Not found when the segment is parallel to
@@ -36,7 +36,7 @@ def _plane_crossing(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz):
     return True, p1x + tc * lx, p1y + tc * ly, p1z + tc * lz, den, llen2
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_vs_circle_xyz(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz, rc, side, dn_max):
     """Segment ``P1 + t L, t in [0, 1]`` against a boundary circle (digest 7.6), scalar form.
 
@@ -94,7 +94,7 @@ def segment_vs_circle_xyz(p1x, p1y, p1z, lx, ly, lz, bx, by, bz, ux, uy, uz, rc,
     return (st, depth, side * mx, side * my, side * mz, cx, cy, cz, 0)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_vs_circle(p1x, p1y, p1z, lx, ly, lz, circ, dn_max):
     """Segment ``P1 + t L`` against the packed circle ``circ`` (``C_*``); see
     :func:`segment_vs_circle_xyz`."""
@@ -103,7 +103,7 @@ def segment_vs_circle(p1x, p1y, p1z, lx, ly, lz, circ, dn_max):
                                  dn_max)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_vs_segment(oax, oay, oaz, lax, lay, laz, opx, opy, opz, lpx, lpy, lpz, dn_max):
     """Active segment ``O_A + t L_A`` against passive segment ``O_P + s L_P`` (digest 7.7).
 
@@ -146,7 +146,7 @@ def segment_vs_segment(oax, oay, oaz, lax, lay, laz, opx, opy, opz, lpx, lpy, lp
     return (st, depth, vx * inv, vy * inv, vz * inv, cpx, cpy, cpz, 0)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_vs_slot(p1x, p1y, p1z, lx, ly, lz, slot, dn_max, start):
     """Latch reverse segment against a socket slot after capture (digest 8.5, reconstruction).
 
@@ -246,7 +246,7 @@ def segment_vs_slot(p1x, p1y, p1z, lx, ly, lz, slot, dn_max, start):
     return (st, lat, lnx, lny, lnz, cx, cy, cz, lf)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _slot_walls(d1, t, slot):
     """Side-wall contact of the slot-plane point ``(d1, t)``: ``(depth, nx, ny, nz, feature)``,
     depth 0 and feature -1 when the point is inside the slot (see :func:`segment_vs_slot`)."""
@@ -325,7 +325,7 @@ def _slot_walls(d1, t, slot):
 # --------------------------------------------------------------------------------------------
 # generator fan vs circle (digest 9.5)
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _circle_in_frame(circ, r, a):
     """Circle centre and axis in a body frame: b_f = A (b - r), u_f = A u."""
     qx = circ[C_BX] - r[0]
@@ -340,7 +340,7 @@ def _circle_in_frame(circ, r, a):
     return bx, by, bz, ux, uy, uz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _fan_char(fan, i, bx, by, bz, ux, uy, uz):
     """Squared characteristic distance d^2 of generator i (distance from the circle centre to
     the generator line's crossing of the circle plane) and the crossing parameter t_C. A line
@@ -358,7 +358,7 @@ def _fan_char(fan, i, bx, by, bz, ux, uy, uz):
     return cx * cx + cy * cy + cz * cz, tc
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _fan_search_local(fan, bx, by, bz, ux, uy, uz, exhaustive):
     n = fan.shape[0]
     if exhaustive:
@@ -423,7 +423,7 @@ def _fan_search_local(fan, bx, by, bz, ux, uy, uz, exhaustive):
     return best, dbest, evals
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def fan_search(fan, r, a, circ, exhaustive):
     """Generator of a fan with the largest characteristic distance to a circle.
 
@@ -450,7 +450,7 @@ def fan_search(fan, r, a, circ, exhaustive):
     return _fan_search_local(fan, bx, by, bz, ux, uy, uz, exhaustive)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def fan_vs_circle(fan, r, a, circ, dn_max, exhaustive):
     """Generator fan of a petal's conical surface against a boundary circle (digest 9.5).
 
@@ -502,7 +502,7 @@ def fan_vs_circle(fan, r, a, circ, dn_max, exhaustive):
     return (st, best[1], nx, ny, nz, px, py, pz, best[8])
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _fan_candidate(fan, i, bx, by, bz, ux, uy, uz, circ, dn_max):
     """Contact of the fan at candidate generator i (steps 3-4 of fan_vs_circle), fan frame."""
     n = fan.shape[0]

@@ -29,7 +29,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 
 __all__ = [
     "axis_rotation",
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def frame_rot_x(q, out):
     c = math.cos(q)
     s = math.sin(q)
@@ -48,7 +48,7 @@ def frame_rot_x(q, out):
     out[2, 0] = 0.0; out[2, 1] = -s; out[2, 2] = c
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def frame_rot_y(q, out):
     c = math.cos(q)
     s = math.sin(q)
@@ -57,7 +57,7 @@ def frame_rot_y(q, out):
     out[2, 0] = s; out[2, 1] = 0.0; out[2, 2] = c
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def frame_rot_z(q, out):
     c = math.cos(q)
     s = math.sin(q)
@@ -66,7 +66,7 @@ def frame_rot_z(q, out):
     out[2, 0] = 0.0; out[2, 1] = 0.0; out[2, 2] = 1.0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _yzx(qy, qz, qx, out):
     """out = R_x(qx) R_z(qz) R_y(qy) (the ring / head-bending sequence)."""
     cy = math.cos(qy); sy = math.sin(qy)
@@ -77,7 +77,7 @@ def _yzx(qy, qz, qx, out):
     out[2, 0] = sx * sz * cy + cx * sy; out[2, 1] = -sx * cz; out[2, 2] = -sx * sz * sy + cx * cy
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def housing_dcm(q1, q2, out):
     """``A_AUB,1 = R_z(q2) R_y(q1)`` (AU -> movable housing), corrected (1,2) entry."""
     c1 = math.cos(q1); s1 = math.sin(q1)
@@ -87,20 +87,20 @@ def housing_dcm(q1, q2, out):
     out[2, 0] = s1; out[2, 1] = 0.0; out[2, 2] = c1
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def housing_omega_au(q1, q2, dq1, dq2):
     """Angular velocity of the housing relative to AU, **AU components** [rad/s]:
     ``(s1 q2', q1', c1 q2')`` (the paper's printed vector, re-labelled)."""
     return math.sin(q1) * dq2, dq1, math.cos(q1) * dq2
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def head_rel_dcm(q3, q4, q5, out):
     """``R_x(q5) R_z(q4) R_y(q3)``: housing -> head (probe bending q3, q4, torsion q5)."""
     _yzx(q3, q4, q5, out)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def head_rel_omega_head(q3, q4, q5, dq3, dq4, dq5):
     """Angular velocity of the head relative to the housing, head components [rad/s]."""
     s4 = math.sin(q4); c4 = math.cos(q4)
@@ -108,13 +108,13 @@ def head_rel_omega_head(q3, q4, q5, dq3, dq4, dq5):
     return (s4 * dq3 + dq5, c5 * c4 * dq3 + s5 * dq4, -s5 * c4 * dq3 + c5 * dq4)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_dcm(q4, q5, q6, out):
     """Ring ``A_R = R_x(q6) R_z(q5) R_y(q4)`` (yaw, pitch, roll), AU -> ring."""
     _yzx(q4, q5, q6, out)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_omega_au(q4, q5, q6, dq4, dq5, dq6):
     """Ring angular velocity relative to AU, AU components [rad/s], corrected column 2::
 
@@ -125,7 +125,7 @@ def ring_omega_au(q4, q5, q6, dq4, dq5, dq6):
     return (s4 * dq5 + c4 * c5 * dq6, dq4 + s5 * dq6, c4 * dq5 - s4 * c5 * dq6)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def relative_pose(r_c1, a_c1, r_c2, a_c2, r_1a, a_1a, r_2p, a_2p, r_out, a_out):
     """Pose of the active unit in the passive unit (digest 3.2).
 
@@ -167,7 +167,7 @@ def relative_pose(r_c1, a_c1, r_c2, a_c2, r_1a, a_1a, r_2p, a_2p, r_out, a_out):
             a_out[i, j] = a_1a[i, 0] * c0 + a_1a[i, 1] * c1 + a_1a[i, 2] * c2
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def unit_velocities(v_c1, w_1, a_c1, r_1a, v_c2, w_2, a_c2, r_2p, a_2p, out):
     """Absolute velocities of the unit frames in PU axes (digest 3.3, rigid spacecraft).
 
@@ -213,7 +213,7 @@ def unit_velocities(v_c1, w_1, a_c1, r_1a, v_c2, w_2, a_c2, r_2p, a_2p, out):
         out[9 + i] = a_2p[i, 0] * w20 + a_2p[i, 1] * w21 + a_2p[i, 2] * w22
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def link_pose(r_pau, a_pau, r_aub, a_aub, r_out, a_out):
     """Eq. (1.1): ``r_PUB = r_PAU + A_PAU^T r_AUB`` [m], ``A_PUB = A_AUB A_PAU`` (PU -> link)."""
     for i in range(3):
@@ -225,7 +225,7 @@ def link_pose(r_pau, a_pau, r_aub, a_aub, r_out, a_out):
                 + a_aub[i, 2] * a_pau[2, j]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def link_velocity(v_au, w_au, a_pau, r_aub, v_b_a, w_b_a, out):
     """Eq. (1.2), PU axes: ``out[0:3] = v_B = v_AU + w_AU x (A_PAU^T r_AUB) + A_PAU^T v_B^(A)``,
     ``out[3:6] = omega_B = w_AU + A_PAU^T w_B^(A)``. ``v_b_a, w_b_a``: link velocity and angular
@@ -242,7 +242,7 @@ def link_velocity(v_au, w_au, a_pau, r_aub, v_b_a, w_b_a, out):
             + a_pau[2, i] * w_b_a[2]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def point_velocity(v, w, o, px, py, pz):
     """Velocity of the material point ``p`` of a body whose point ``o`` moves at ``v`` and
     which turns at ``w`` (digest 3.5): ``v + w x (p - o)``."""
@@ -253,7 +253,7 @@ def point_velocity(v, w, o, px, py, pz):
             v[2] + w[0] * ry - w[1] * rx)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def wrench_to_c2(f_pu, m_pu, a_c2, r_2p, a_2p, out):
     """Passive total wrench reduced to C2 (digest 5, assembly): ``out[0:3] = F_2 = A_C2^T
     A_2P^T f`` (inertial) [N], ``out[3:6] = M_2 = A_2P^T m + r_2P x (A_2P^T f)`` (C2) [N m];
@@ -269,7 +269,7 @@ def wrench_to_c2(f_pu, m_pu, a_c2, r_2p, a_2p, out):
     out[5] += r_2p[0] * f1 - r_2p[1] * f0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def axis_rotation(axis, a, R):
     """Frame rotation about axis 0/1/2 by ``a`` [rad] into ``R`` (3, 3) (maps old to new
     components): the elementary rotations of the initial relative attitude

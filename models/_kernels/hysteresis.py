@@ -90,7 +90,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 
 __all__ = [
     "H_KIND", "H_NP", "H_NN", "H_K3P", "H_K3N", "H_TOL", "H_SIZE",
@@ -140,7 +140,7 @@ def element_size(n_p: int, n_n: int) -> int:
     return H_SIZE + 6 * (n_p + n_n)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _branch(table, b, n, x):
     """Force of the branch whose q array starts at ``table[b]`` (length ``n``) at ``x``
     (side frame): 0 in the backlash, the segment containing x, the beyond line past q[n-1]."""
@@ -152,7 +152,7 @@ def _branch(table, b, n, x):
     return table[b + n + j] + table[b + 2 * n + j] * (x - table[b + j])
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def branch_side(table, t0, positive):
     """The side of element ``t0`` whose branches apply: ``(sign, base, n, k3)``, with
     ``base`` the table index of that side's forward branch, ``n`` its node count and ``k3``
@@ -165,7 +165,7 @@ def branch_side(table, t0, positive):
     return -1.0, t0 + H_SIZE + 6 * n_p, int(table[t0 + H_NN]), table[t0 + H_K3N]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_force(table, t0, istate, i0, fstate, f0, q):
     """Generalized force [N or N m] of one element at deformation ``q`` [m or rad].
 
@@ -187,7 +187,7 @@ def hyst_force(table, t0, istate, i0, fstate, f0, q):
     return sign * f
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _transition_down(table, base, n, k3, tol, xe, ye, fstate, f0):
     """Case 1 -> 3: line of slope k3 through (xe, ye) on the forward branch, meeting the
     backward branch at its beginning (x3B <= xe). Returns ST_OK or ST_NO_INTERSECTION."""
@@ -220,7 +220,7 @@ def _transition_down(table, base, n, k3, tol, xe, ye, fstate, f0):
     return ST_NO_INTERSECTION
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _transition_up(table, base, n, k3, tol, xb, yb, fstate, f0):
     """Case 2 -> 3: line of slope k3 through (xb, yb) on the backward branch, meeting the
     forward branch at its end (x3E >= xb). Returns ST_OK or ST_NO_INTERSECTION."""
@@ -251,7 +251,7 @@ def _transition_up(table, base, n, k3, tol, xb, yb, fstate, f0):
     return ST_NO_INTERSECTION
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
     """Commit the state change of one element for an accepted step ending at
     ``(q [m or rad], qdot [m/s or rad/s], t [s])``: Table 1 of [Y] and its mirror, the
@@ -374,7 +374,7 @@ def hyst_update(table, t0, istate, i0, fstate, f0, q, qdot, t):
     return ST_OK
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
     """Update the state at ``(q, qdot, t)`` then return ``(force, status)`` at ``q``.
 
@@ -423,7 +423,7 @@ def hyst_step(table, t0, istate, i0, fstate, f0, q, qdot, t):
     return hyst_force(table, t0, istate, i0, fstate, f0, q), status
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_reset(istate, i0, fstate, f0, shift):
     """Initial state: state 0, no slips, the given cumulative shift, no transition segment."""
     istate[i0 + I_STATE] = 0
@@ -434,7 +434,7 @@ def hyst_reset(istate, i0, fstate, f0, shift):
     fstate[f0 + S_SHIFT] = shift
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_trace(table, t0, istate, i0, fstate, f0, q, qdot, t, force, states):
     """Drive one element through a history: for each sample ``k`` update at
     ``(q[k], qdot[k], t[k])`` and write ``force[k]`` and ``states[k]``.
@@ -451,7 +451,7 @@ def hyst_trace(table, t0, istate, i0, fstate, f0, q, qdot, t, force, states):
     return ST_OK, q.shape[0]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def branch_potential(table, b, n, x):
     """Integral from 0 to ``x`` (side frame, x >= 0) of the branch whose ``q`` array starts at
     ``table[b]`` (this module's table layout)."""
@@ -472,7 +472,7 @@ def branch_potential(table, b, n, x):
     return e
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def hyst_stored(table, t0, istate, i0, fstate, f0, q):
     """Energy an element would return when unloaded along its backward (unloading) branch from
     ``q`` (table units: [J] for a force-displacement table); for a brake, deformation beyond

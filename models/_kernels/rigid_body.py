@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 
 __all__ = [
     "quat_to_dcm",
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def quat_to_dcm(q, o, A):
     """Write into ``A`` (3x3) the inertial->body DCM of quaternion ``q[o:o+4]``."""
     w = q[o]
@@ -111,7 +111,7 @@ def quat_integrate_inertial(q, omega, dt):
     return out / n
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def quat_deriv(q, o, w, dq, od):
     """``dq[od:od+4] = 1/2 q (x) [0, w]`` with ``w`` the body angular velocity (3,)."""
     qw = q[o]
@@ -176,7 +176,7 @@ def dcm_to_quat(A, q):
             q[i] = -q[i]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def euler_rhs(J, Jinv, w, M, dw):
     """Newton-Euler in body axes: ``dw = J^-1 (M - w x J w)``; ``J``, ``Jinv`` 3x3."""
     h0 = J[0, 0] * w[0] + J[0, 1] * w[1] + J[0, 2] * w[2]
@@ -224,7 +224,7 @@ def torque_free_rates(J, Jinv, w0, h, out, col):
             out[n - k, col + i] = w[i]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def mat_vec(A, v, out):
     """``out = A v`` for 3x3 ``A``."""
     a = A[0, 0] * v[0] + A[0, 1] * v[1] + A[0, 2] * v[2]
@@ -235,7 +235,7 @@ def mat_vec(A, v, out):
     out[2] = c
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def mat_t_vec(A, v, out):
     """``out = A^T v`` for 3x3 ``A``."""
     a = A[0, 0] * v[0] + A[1, 0] * v[1] + A[2, 0] * v[2]
@@ -246,7 +246,7 @@ def mat_t_vec(A, v, out):
     out[2] = c
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def cross(a, b, out):
     """``out = a x b`` (3,)."""
     x = a[1] * b[2] - a[2] * b[1]

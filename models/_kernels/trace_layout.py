@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_force import point_velocity  # noqa: F401  (re-exported)
 
 __all__ = [
@@ -254,7 +254,7 @@ def trace_begin(P, o_mask, o_t0, o_t1, trn):
     return tx, P[o_mask], P[o_t0], P[o_t1]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def trace_stage(tx, mask, t0, t1, t, step, stage):
     """Set the context ``tx`` for one stage at time ``t`` [s]: the groups ``mask`` when
     ``t0 <= t <= t1`` [s], none otherwise."""
@@ -264,14 +264,14 @@ def trace_stage(tx, mask, t0, t1, t, step, stage):
     tx[TX_STAGE] = stage
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def traced(tx, group):
     """True when the group ``G_*`` is recorded at the current stage."""
     m = tx[TX_MASK]
     return m != 0.0 and (int(m) & group) != 0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def trace_open(tr, trn, tx, code, i, j, status):
     """Append a row (fixed columns from ``tx`` and the arguments, values NaN); returns its index,
     or -1 when the buffer is full (the drop is counted in ``trn[TRN_DROPPED]``)."""
@@ -292,7 +292,7 @@ def trace_open(tr, trn, tx, code, i, j, status):
     return r
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_open(tr, trn, tx, code, i, j, st, dn, nx, ny, nz, px, py, pz, twa, oa, twp, op):
     """Open a contact row (group ``contact``) and write the detector's outputs after the
     routine's 12 input columns (:data:`CONTACT_OUT`): penetration ``dn`` [m], normal, point
@@ -318,7 +318,7 @@ def contact_open(tr, trn, tx, code, i, j, st, dn, nx, ny, nz, px, py, pz, twa, o
     return r, rvx, rvy, rvz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_force_columns(tr, r, fn, fx, fy, fz):
     """The law's normal force ``fn`` [N] and total force ``f`` [N] on the passive unit in the
     contact row ``r`` (:data:`CONTACT_OUT`)."""

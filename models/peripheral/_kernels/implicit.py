@@ -63,7 +63,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_layout import LAW_C, LAW_MODEL, LAW_MU, LAW_VEPS, \
     MODEL_HUNT_CROSSLEY
 
@@ -75,7 +75,7 @@ ND = 36            # D, 6 x 6 row-major [N s/m, N s, N m s]
 NW = 36 + 6 + 6    # work: the matrix M + h_g D, the right-hand side, the solution
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _rank1(D, s, u0, u1, u2, u3, u4, u5):
     """``D += s u u^T`` (upper triangle)."""
     u = (u0, u1, u2, u3, u4, u5)
@@ -85,7 +85,7 @@ def _rank1(D, s, u0, u1, u2, u3, u4, u5):
             D[6 * i + j] += a * u[j]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def add_contact(D, law, fn, dd, depth, nx, ny, nz, rvx, rvy, rvz, rx, ry, rz):
     """Add one contact's ``J_c^T D_c J_c`` to ``D`` (module docstring): normal ``n``, relative
     velocity ``rv`` (active - passive) [m/s], penetration ``depth`` [m] and its rate ``dd``
@@ -112,7 +112,7 @@ def add_contact(D, law, fn, dd, depth, nx, ny, nz, rvx, rvy, rvz, rx, ry, rz):
     _rank1(D, -g / s2, tx, ty, tz, ry * tz - rz * ty, rz * tx - rx * tz, rx * ty - ry * tx)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_correction(D, hg, m, JR, R, x0, wk, dw):
     """The ring's wrench correction ``dW = -h_g D x`` [N, N m] into ``dw`` (6, PU axes, moment
     about the ring centre), with ``x = A - A_P`` from ``(M + h_g D) x = M x0``, ``x0 = A_0 - A_P``

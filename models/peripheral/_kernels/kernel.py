@@ -98,7 +98,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models.peripheral._kernels import latch as pl
 from models.peripheral._kernels import mechanism as km
 from models.peripheral._kernels import trace as pt
@@ -141,7 +141,7 @@ from models._kernels.trace_layout import STAGE_BETWEEN, TR_NCOL, TRN_DROPPED, TR
 __all__ = ["initial_state", "run", "run_batch"]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _m3(P, o, A):
     for i in range(3):
         for j in range(3):
@@ -194,7 +194,7 @@ def initial_state(P, y, M):
         y[Y_QR + k] = P[P_Q0 + k]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _legs_near(P, kw):
     """True when a leg is within its margin ``P_LEG_MARGIN`` of an end stop."""
     lo = P[P_MP + km.MP_LMIN] + P[P_LEG_MARGIN]
@@ -206,7 +206,7 @@ def _legs_near(P, kw):
     return False
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _near(P, M, sc, kw):
     """Two-rate switch: True when the active geometry's band along X_PU reaches within the gap
     margin of the passive petals' tops, or a leg is within its margin of an end stop."""
@@ -220,7 +220,7 @@ def _near(P, M, sc, kw):
     return _legs_near(P, kw)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _sensed(so):
     """True when a capture sensor touches the passive ring plane (its stroke is positive)."""
     for k in range(so.shape[0]):
@@ -386,7 +386,7 @@ def _record(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, sw, latch_out, 
     row[O_PANG + 2] = hz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _fail(info, t, pair, index):
     info[INFO_T_FAIL] = t
     info[INFO_PAIR] = pair

@@ -104,7 +104,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_force import contact_force
 from models._kernels.contact_layout import (
     CONTACT, LAW_K, LAW_SIZE, NONE, PENETRATION_EXCEEDED, TW_O, TW_V, TW_W, check_penetration)
@@ -216,7 +216,7 @@ SO_SIZE = 5
 
 # --------------------------------------------------------------------------------------------
 # latch dynamics
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latch_implicit_step(x, v, h, m_inv, k_l, f0, f_r, k_c):
     """One implicit-Euler step of the latch with the linearised contact (digest 9.7).
 
@@ -257,14 +257,14 @@ def latch_implicit_step(x, v, h, m_inv, k_l, f0, f_r, k_c):
     return x_new, v_new
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latch_energy(x, v, m, k_l, f0):
     """Spring energy ``k_L x^2/2 + f_L0 x`` [J] (the potential of ``k_L x + f_L0``, zero on
     the internal stop) and kinetic energy ``m v^2 / 2`` [J] of one latch."""
     return 0.5 * k_l * x * x + f0 * x, 0.5 * m * v * v
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _guide_contact(lg, lat, stp, i, x):
     """Tip of latch ``i`` at retraction ``x`` against its stop: (status, depth, n.n_L, f_RL,
     k_c, nx, ny, nz, ex, ey, ez)."""
@@ -284,7 +284,7 @@ def _guide_contact(lg, lat, stp, i, x):
     return st, dn, c, c * kls * dn, kls * c * c, nx, ny, nz, ex, ey, ez
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_touch(lg, lat, stp, ls, trig):
     """True when a latch touches its stop: triggered, retracted, or its tip (at its current
     retraction, geometry ``lg`` in PU) within the solid stop. Reads only."""
@@ -296,7 +296,7 @@ def latches_touch(lg, lat, stp, ls, trig):
     return False
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal):
     """Advance every latch by one step ``h`` and set the forces held over the next step.
 
@@ -351,7 +351,7 @@ def latches_between(h, lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_nor
     return _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_between_sub(h, n_sub, lg0, lg, lgs, lat, stp, ls, trig, hf, tot, o_ring, o_pass,
                         full_normal, tfrac):
     """:func:`latches_between` with the step ``h`` [s] cut into ``n_sub`` equal sub-steps
@@ -403,7 +403,7 @@ def latches_between_sub(h, n_sub, lg0, lg, lgs, lat, stp, ls, trig, hf, tot, o_r
     return _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal):
     """:func:`_transmit` for every latch, ``tot`` zeroed first; ``(status, index)`` of the
     first latch whose guide contact is beyond ``LP_DNMAX``."""
@@ -419,7 +419,7 @@ def _transmit_all(lg, lat, stp, ls, trig, hf, tot, o_ring, o_pass, full_normal):
     return status, bad
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _at_rest(ls, trig, i):
     """True when latch ``i`` has triggered and rests on its internal stop (``x_L = 0``,
     ``v_L = 0``). Its step is then exactly nothing: no guide contact after the trigger, the
@@ -430,7 +430,7 @@ def _at_rest(ls, trig, i):
     return trig[i] != 0 and ls[i, LS_X] == 0.0 and ls[i, LS_V] == 0.0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _advance(h, lg, lat, stp, ls, trig, i):
     """Latch ``i`` over one step ``h`` at geometry ``lg``: the trigger test, the implicit
     step with the linearised guide contact, the internal stop and stroke limit, the ledger.
@@ -481,7 +481,7 @@ def _advance(h, lg, lat, stp, ls, trig, i):
     ls[i, LS_V] = vn
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _transmit(lg, lat, stp, ls, trig, hf, tot, i, o_ring, o_pass, full_normal):
     """The force latch ``i`` transmits at its current state and geometry ``lg`` into
     ``hf[i]``, added to ``tot``; True when its guide contact is beyond ``LP_DNMAX``."""
@@ -565,7 +565,7 @@ def _transmit(lg, lat, stp, ls, trig, hf, tot, i, o_ring, o_pass, full_normal):
 
 # --------------------------------------------------------------------------------------------
 # post-trigger contacts, inside the RK4 stages
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _apply_contact(dn, nx, ny, nz, px, py, pz, tw_r, tw_p, lat, i, acc):
     """Contact law of 5 for one post-trigger contact; adds to ``acc``."""
     rax = px - tw_r[TW_O]
@@ -604,7 +604,7 @@ def _apply_contact(dn, nx, ny, nz, px, py, pz, tw_r, tw_p, lat, i, acc):
     acc[A_PDISS] += fx * rvx + fy * rvy + fz * rvz - pel
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_stage(lg, lat, stp, ls, trig, tw_r, tw_p, acc):
     """Post-trigger contacts of every triggered latch, at one RK4 stage (see the module
     docstring for why they act inside the stages).
@@ -668,7 +668,7 @@ def latches_stage(lg, lat, stp, ls, trig, tw_r, tw_p, acc):
 
 # --------------------------------------------------------------------------------------------
 # capture sensors
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def sensors_force(ps, sen, plane, sw, so, acc, o_ring, o_pass):
     """Capture sensors (digest 9.8): zero-mass spring plungers with spherical tips against the
     passive ring plane (7.4).
@@ -735,7 +735,7 @@ def sensors_force(ps, sen, plane, sw, so, acc, o_ring, o_pass):
 
 # --------------------------------------------------------------------------------------------
 # capture
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def capture_state(trig, lat, n_pair, cos_rel, gap, cos_tol, gap_tol, latch_out):
     """Capture flag of the unit (digest 9.1).
 

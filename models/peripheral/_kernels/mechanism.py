@@ -94,7 +94,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models._kernels.frames import ring_dcm
 from models._kernels.status import ST_HYSTERESIS, ST_OK  # noqa: F401  (re-exported)
@@ -171,7 +171,7 @@ FK_SIZE = _FK_ZERO + 6
 
 # ---------------------------------------------------------------------------------------------
 # kinematics
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def leg_kinematics(MP, q, dq, kw):
     """Leg lengths, unit vectors and rates of the ring pose ``q`` [m, rad] and rates ``dq``
     [m/s, rad/s] into ``kw`` (``KW_*``); also ``A_R``, ``G(q)`` and ``omega_R``."""
@@ -209,7 +209,7 @@ def leg_kinematics(MP, q, dq, kw):
         kw[KW_LD + i] = ux * vx + uy * vy + uz * vz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def leg_jacobian(kw, jac):
     """Leg Jacobian ``J`` (6x6, ``L' = J q'``, also ``dL/dq``) from a filled ``kw`` into
     ``jac`` (float64 (6, 6)): row ``i`` is ``[u_i, (p_i x u_i)^T G]``."""
@@ -226,7 +226,7 @@ def leg_jacobian(kw, jac):
 
 # ---------------------------------------------------------------------------------------------
 # leg forces and their discrete state
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _linear_absorber(MP, c):
     """Preloaded spring in its cage, in series with the brake: compression ``c`` [m] ->
     force [N], compression positive.
@@ -248,7 +248,7 @@ def _linear_absorber(MP, c):
     return MP[MP_KP] * c
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _stop_force(MP, L):
     """End-stop force [N], compression positive."""
     if L < MP[MP_LMIN]:
@@ -258,7 +258,7 @@ def _stop_force(MP, L):
     return 0.0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F):
     """Axial leg forces ``F`` (6) [N], compression positive, from the lengths and rates in
     ``kw`` and the legs' discrete state (pure: mutates nothing but ``F``).
@@ -281,7 +281,7 @@ def leg_forces(MP, kw, LS, table, toff, hist_i, hist_f, F):
     return p
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def legs_between(MP, kw, LS, table, toff, hist_i, hist_f, t):
     """Discrete update after an accepted step, from ``kw`` at the end of the step (time ``t``
     [s]): commit brake slips (``KIND_LINEAR``: shift ``s_i`` so that the spring sits at its
@@ -319,7 +319,7 @@ def legs_between(MP, kw, LS, table, toff, hist_i, hist_f, t):
     return ST_OK, -1
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _linear_stored(MP, c):
     """Energy [J] stored in the caged preloaded spring at compression ``c`` [m] (inside the
     slip points): the integral of :func:`_linear_absorber` from 0 to ``c``."""
@@ -331,7 +331,7 @@ def _linear_stored(MP, c):
     return 0.5 * MP[MP_F0] * cp + MP[MP_F0] * d + 0.5 * MP[MP_K] * d * d
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, out):
     """Energy of the legs at the lengths in ``kw``: ``out[0]`` stored in the absorber springs
     and end stops [J], ``out[1]`` brake work [J] (committed plus the slip of the current step
@@ -372,7 +372,7 @@ def legs_energy(MP, kw, LS, table, toff, hist_i, hist_f, out):
 
 # ---------------------------------------------------------------------------------------------
 # wrenches and the ring's equation of motion
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_wrench(kw, F, out):
     """Wrench of the leg forces ``F`` [N] on the ring: ``out[0:3]`` force, ``out[3:6]`` moment
     about the ring centre [N m], AU axes."""
@@ -388,7 +388,7 @@ def ring_wrench(kw, F, out):
         out[5] += px * uy - py * ux
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def base_wrench(MP, kw, F, out):
     """Reaction of the legs on the active vehicle: ``out[0:3]`` force [N] and ``out[3:6]``
     moment about the AU origin [N m], AU axes (each leg pushes its base joint along
@@ -405,7 +405,7 @@ def base_wrench(MP, kw, F, out):
         out[5] += bx * uy - by * ux
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq, ain):
     """Ring accelerations ``ddq`` (6) [m/s^2, rad/s^2] from Newton-Euler in inertial space.
 
@@ -499,7 +499,7 @@ def ring_accel(MP, q, dq, kw, F, f_ext, m_ext, omega, alpha, a_o, ddq, ain):
     ddq[3] = b1 - s5 * ddq[5]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_kinetic_energy(MP, q, dq, kw, v_o, omega):
     """Inertial kinetic energy of the ring [J]; ``v_o`` [m/s] and ``omega`` [rad/s] are the
     inertial velocity of the AU origin and angular velocity of the AU frame (AU axes; zeros
@@ -521,7 +521,7 @@ def ring_kinetic_energy(MP, q, dq, kw, v_o, omega):
 
 # ---------------------------------------------------------------------------------------------
 # forward kinematics
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _solve6(fkw, o, b, x):
     """Solve the 6x6 system stored row-major at ``fkw[o:o+36]`` (destroyed) for the right-hand
     side ``b`` (destroyed) into ``x``, Gaussian elimination with partial pivoting. Returns
@@ -559,7 +559,7 @@ def _solve6(fkw, o, b, x):
     return True
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _fk_residual(MP, q, lengths, fkw):
     """Fill ``fkw``'s kinematics for ``q`` (zero rates) and the residual ``L(q) - lengths``;
     returns its largest magnitude [m]."""
@@ -573,7 +573,7 @@ def _fk_residual(MP, q, lengths, fkw):
     return big
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def forward_kinematics(MP, lengths, q, tol, max_iter, fkw):
     """Ring pose from the six leg lengths ``lengths`` [m] by damped Newton iteration on
     ``L(q) = lengths`` (Jacobian :func:`leg_jacobian`), starting from and overwriting ``q``.

@@ -24,7 +24,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models.peripheral._kernels import implicit as pi
 from models.peripheral._kernels import latch as pl
 from models.peripheral._kernels import mechanism as km
@@ -136,14 +136,14 @@ NSC = SC_X0 + 6
 PRUNE_EPS = 1e-6
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mm(A, B, C):
     for i in range(3):
         for j in range(3):
             C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mmt(A, B, C):
     """``C = A B^T``."""
     for i in range(3):
@@ -151,7 +151,7 @@ def _mmt(A, B, C):
             C[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mv(A, v, o, out, oo):
     x = v[o]; y = v[o + 1]; z = v[o + 2]
     out[oo] = A[0, 0] * x + A[0, 1] * y + A[0, 2] * z
@@ -159,7 +159,7 @@ def _mv(A, v, o, out, oo):
     out[oo + 2] = A[2, 0] * x + A[2, 1] * y + A[2, 2] * z
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mtv(A, v, o, out, oo):
     x = v[o]; y = v[o + 1]; z = v[o + 2]
     out[oo] = A[0, 0] * x + A[1, 0] * y + A[2, 0] * z
@@ -167,7 +167,7 @@ def _mtv(A, v, o, out, oo):
     out[oo + 2] = A[0, 2] * x + A[1, 2] * y + A[2, 2] * z
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def frames(y, P, M, sc, kw):
     """Frames, twists and leg kinematics of the state ``y`` into ``M``, ``sc``, ``kw``."""
     MP = P[P_MP:]
@@ -227,7 +227,7 @@ def frames(y, P, M, sc, kw):
     _mm(AR, M[M_APAU], M[M_APR])
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _apply(dn, nx, ny, nz, px, py, pz, P, sc):
     """Contact law (digest 5) of one ring-ring contact; forces and powers into the
     accumulator (passive ``+f`` at ``p``, ring ``-f`` at ``p``)."""
@@ -258,7 +258,7 @@ def _apply(dn, nx, ny, nz, px, py, pz, P, sc):
                        rax, ray, raz)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _outside_face(res, circ, r_face):
     """Reading: a segment crossing the circle's plane beyond the ring face's outer radius
     passes outside the mating ring (a miss), whatever its lateral "penetration"."""
@@ -268,13 +268,13 @@ def _outside_face(res, circ, r_face):
     return dx * dx + dy * dy + dz * dz > r_face * r_face
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _bad(st):
     """Status of the unit from a contact status."""
     return ST_GEOMETRY if st == GEOMETRY_RANGE else ST_PENETRATION
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _petal_sphere(fan, edges, k, out, o):
     """Sphere holding every generator and side-face edge (both end points) of petal ``k``:
     centre of their bounding box and the largest distance from it, into ``out[o:o + 4]``."""
@@ -308,7 +308,7 @@ def _petal_sphere(fan, edges, k, out, o):
             out[o + 3] = math.sqrt(r2)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_bounds(fa, fp, eaa, ep, sc):
     """Fill the run-constant bounding volumes ``sc[SC_BV + BV_*]`` from the ring tables (the
     active ones in ring axes, the passive ones in PU): each edge's half-length, each passive
@@ -329,7 +329,7 @@ def ring_bounds(fa, fp, eaa, ep, sc):
         sc[b + BV_PNEAR + k] = 1.0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _apart_from_circle(mx, my, mz, rad, circ):
     """True when no point of the ball (centre ``m`` [m], radius ``rad`` [m]) lies in the plane
     of the circle ``circ`` (``C_*``) outside its radius: then no segment inside the ball can
@@ -346,7 +346,7 @@ def _apart_from_circle(mx, my, mz, rad, circ):
     return lim > 0.0 and rho2 < lim * lim
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr, trn, tcx):
     """Every ring-ring primitive pair (module docstring of
     :mod:`models.peripheral._kernels.kernel`). Returns ``(status, pair, index, n_contacts)``.
@@ -524,7 +524,7 @@ def _ring_contacts(P, M, sc, fa, fp, eaa, ep, pa, pp, ca, cp, plane, ea, cap, tr
     return ST_OK, PAIR_NONE, -1, n
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def moving_geometry(M, sc, latg, seng, lg, ps):
     """Latch base points and directions (``lg``, ``LG_*``) and sensor sphere centres (``ps``)
     in PU from their ring-axes tables (``LA_*``, ``SE_*`` of the geometry)."""
@@ -541,7 +541,7 @@ def moving_geometry(M, sc, latg, seng, lg, ps):
             ps[i, k] += sc[o + k]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _passive(y, P, M, acc, dy):
     """The passive vehicle's state derivative (position, velocity, quaternion, body rates)
     from the force and moment about the PU origin in ``acc`` (``A_FP``, ``A_MP``, PU axes)."""
@@ -576,7 +576,7 @@ def _passive(y, P, M, acc, dy):
     quat_deriv(y, Y_Q2, w, dy, Y_Q2)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _implicit_ring(P, M, sc, acc, dy):
     """The ring's wrench correction of :mod:`models.peripheral._kernels.implicit` with
     ``h_g = sc[SC_HIMP]``, from the explicit accelerations of this stage (the ring's in
@@ -626,7 +626,7 @@ def _implicit_ring(P, M, sc, acc, dy):
     acc[pl.A_PDISS] -= fx * vx + fy * vy + fz * vz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def stage(t, y, P, M, sc, kw, LS, table, toff, hist_i, hist_f, fa, fp, eaa, ep, pa, pp, ca,
           cp, plane, ea, cap, latg, lat, stp, ls, trig, hf, seng, sen, sw, so, lg, ps, dy, tr,
           trn, tcx):

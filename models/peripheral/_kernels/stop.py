@@ -41,7 +41,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels.contact_layout import (
     AXIS_EPS, NONE, PARALLEL_EPS, S45_SIZE, check_penetration)
 from models._kernels.contact_revolution import point_vs_stop45
@@ -80,7 +80,7 @@ _SQRT1_2 = 0.7071067811865476
 
 # --------------------------------------------------------------------------------------------
 # the stop
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def stop_solid_contact(x, y, z, stp, j, dn_max):
     """A point (latch tip) against the solid 45/45 ridge of stop ``j``.
 
@@ -194,7 +194,7 @@ def stop_solid_contact(x, y, z, stp, j, dn_max):
     return (st, lk[1], lk[2], lk[3], lk[4], x, y, z, FEAT_LOCK)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latch_crossing(ax, ay, az, ex, ey, ez, stp, j):
     """Crossing of the latch segment ``A -> E`` with the plane ``P_Stop`` of stop ``j``.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models.peripheral._kernels import latch as pl
 from models.peripheral._kernels import mechanism as km
@@ -35,7 +35,7 @@ __all__ = ["contact_row", "fan_row", "fan_search_row", "seg_seg_row", "seg_circl
            "capture_row"]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_row(tr, trn, tx, law, tw, code, i, j, st, dn, nx, ny, nz, px, py, pz):
     """One ring-ring contact row: the detector's outputs, the relative velocity (ring minus
     passive at ``p``) and the force of the law ``law`` (digest 5) on the passive unit. Returns
@@ -48,14 +48,14 @@ def contact_row(tr, trn, tx, law, tw, code, i, j, st, dn, nx, ny, nz, px, py, pz
     return r
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _put3(tr, r, k, a, o):
     tr[r, TR_V0 + k] = a[o]
     tr[r, TR_V0 + k + 1] = a[o + 1]
     tr[r, TR_V0 + k + 2] = a[o + 2]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def fan_row(tr, trn, tx, law, tw, code, k, res, o, R, circ):
     """A fan-vs-circle contact (petal ``k``, generator ``res[8]``): inputs the fan frame's origin
     ``o`` and axis (row 0 of ``R``, PU) and the circle's centre and axis (PU)."""
@@ -69,7 +69,7 @@ def fan_row(tr, trn, tx, law, tw, code, k, res, o, R, circ):
         _put3(tr, r, 9, circ, C_UX)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def fan_search_row(tr, trn, tx, code, k, res, o, R, circ):
     """Any fan search of petal ``k`` (group ``search``), whatever its result: the inputs of
     :func:`~models._kernels.contact_segments.fan_vs_circle` that vary (the fan frame's origin
@@ -95,7 +95,7 @@ def fan_search_row(tr, trn, tx, code, k, res, o, R, circ):
     tr[r, v + 4] = res[5]; tr[r, v + 5] = res[6]; tr[r, v + 6] = res[7]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def seg_seg_row(tr, trn, tx, law, tw, i, j, res, ea, ep):
     """Active edge ``i`` vs passive edge ``j``: inputs both segments (start, vector; PU)."""
     r = contact_row(tr, trn, tx, law, tw, R_EDGE_EDGE, i, j, res[0], res[1], res[2], res[3],
@@ -106,7 +106,7 @@ def seg_seg_row(tr, trn, tx, law, tw, i, j, res, ea, ep):
             tr[r, TR_V0 + 6 + m] = ep[j, m]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def seg_circle_row(tr, trn, tx, law, tw, code, i, res, seg, circ):
     """Edge ``i`` (``seg``: start, vector; PU) vs a boundary circle (centre, axis; PU)."""
     r = contact_row(tr, trn, tx, law, tw, code, i, -1, res[0], res[1], res[2], res[3],
@@ -118,7 +118,7 @@ def seg_circle_row(tr, trn, tx, law, tw, code, i, res, seg, circ):
         _put3(tr, r, 9, circ, C_UX)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def point_row(tr, trn, tx, law, tw, code, i, st, dn, nx, ny, nz, px, py, pz, qx, qy, qz):
     """A ring-plane point vs a ring plane: inputs the point (PU) and the point as the plane
     test saw it (``q``; NaN to omit)."""
@@ -129,7 +129,7 @@ def point_row(tr, trn, tx, law, tw, code, i, st, dn, nx, ny, nz, px, py, pz, qx,
 
 
 # ---- mechanism ------------------------------------------------------------------------------
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def legs_row(tr, trn, tx, MP, kw, LS, table, toff, hist_i, hist_f, F):
     """Per leg, after :func:`~models.peripheral._kernels.mechanism.leg_forces`: length, rate,
     brake shift, compression, the absorber / end-stop / damper parts and the total ``F``;
@@ -164,7 +164,7 @@ def legs_row(tr, trn, tx, MP, kw, LS, table, toff, hist_i, hist_f, F):
             tr[r, v + 8 + m] = kw[km.KW_U + 3 * i + m]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def save_shifts(tx, LS):
     """Keep the legs' brake shifts before :func:`~models.peripheral._kernels.mechanism.
     legs_between` (for :func:`legs_between_row`)."""
@@ -172,7 +172,7 @@ def save_shifts(tx, LS):
         tx[TX_SAVE + i] = LS[i * km.LS_SIZE + km.LS_SHIFT]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def legs_between_row(tr, trn, tx, MP, kw, LS, st, leg):
     """Per leg, after the between-steps update: the brake shift before and after, the
     compression and the committed brake work; status 1 on the leg whose hysteresis element
@@ -194,7 +194,7 @@ def legs_between_row(tr, trn, tx, MP, kw, LS, st, leg):
         tr[r, v + 5] = LS[o + km.LS_BRAKE_WORK]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def ring_row(tr, trn, tx, q, f_ext, m_ext, ddq):
     """The ring after :func:`~models.peripheral._kernels.mechanism.ring_accel`: pose ``q``,
     the external force and moment (AU axes, moment about the ring centre) and ``q''``."""
@@ -212,7 +212,7 @@ def ring_row(tr, trn, tx, q, f_ext, m_ext, ddq):
 
 
 # ---- latches, sensors, capture --------------------------------------------------------------
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def save_latches(tx, ls):
     """Keep each latch's retraction and rate before :func:`~models.peripheral._kernels.latch.
     latches_between` (at most ``TX_NSAVE / 2`` latches)."""
@@ -222,7 +222,7 @@ def save_latches(tx, ls):
             tx[TX_SAVE + 2 * i + 1] = ls[i, pl.LS_V]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_between_row(tr, trn, tx, h, lg, ls, trig, hf, st, bad):
     """Per latch, after the between-steps update: the step, the state before and after, the
     geometry (PU), the trigger flag, the guide contact and the force held over the next step
@@ -249,7 +249,7 @@ def latches_between_row(tr, trn, tx, h, lg, ls, trig, hf, st, bad):
         _put3(tr, r, 17, hf[i], pl.HF_P)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def save_acc(tx, acc):
     """Keep the passive unit's force and moment in the stage accumulator before
     :func:`~models.peripheral._kernels.latch.latches_stage`."""
@@ -258,7 +258,7 @@ def save_acc(tx, acc):
         tx[TX_SAVE + 3 + m] = acc[pl.A_MP + m]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def latches_stage_row(tr, trn, tx, lg, lat, stp, ls, trig, acc, st, bad):
     """After :func:`~models.peripheral._kernels.latch.latches_stage`: per triggered latch its
     held retraction, tip, the tip-vs-stop contact (re-evaluated) and the crest crossing; then
@@ -300,7 +300,7 @@ def latches_stage_row(tr, trn, tx, lg, lat, stp, ls, trig, acc, st, bad):
         tr[r, TR_V0 + 3 + m] = acc[pl.A_MP + m] - tx[TX_SAVE + 3 + m]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def sensors_row(tr, trn, tx, so, sw):
     """Per capture sensor after :func:`~models.peripheral._kernels.latch.sensors_force`:
     stroke, force on the passive unit along ``X_PU``, its point (PU) and the switch."""
@@ -316,7 +316,7 @@ def sensors_row(tr, trn, tx, so, sw):
         tr[r, TR_V0 + 5] = sw[k]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def capture_row(tr, trn, tx, cos_rel, gap, captured, trig):
     """The capture test between steps: cosine of the ring planes' relative angle, the axial gap
     [m], the capture flag and the number of triggered latches."""

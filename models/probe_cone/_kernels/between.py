@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
 from models.probe_cone._kernels.layout import (_cr, _diff_pu, _housing_rot, _m3, _matmul, _mtv,
@@ -118,7 +118,7 @@ def initial_state(P, y):
 
 # --------------------------------------------------------------------------------------------
 # between steps
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
     """Whether latch ``i``'s reverse segment (inner end -> tip ``t``) crosses its slot plane
     inside the narrow part of the window (``0 <= d1 <= d_LX1``, ``|t| <= d_LL1``)."""
@@ -147,7 +147,7 @@ def _trigger(P, i, sl, ux, uy, uz, ey, ez, AAU, APU, hx, hy, hz, tx, ty, tz):
     return False
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _between(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, ev, M, sc, info):
     """Discrete updates after an accepted step: hysteresis states, latch resistance and
     triggering, capture. Returns (status, near_contact)."""

@@ -10,7 +10,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import contact as ck
 from models.probe_cone._kernels import trace as pct
 from models._kernels.contact_force import point_velocity
@@ -28,7 +28,7 @@ def acc_add3(acc, o, x, y, z):
     acc[o + 2] += z
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _contact_apply(st, dn, nx, ny, nz, cpx, cpy, cpz, twa, twp, law, acc, link):
     """Force law for one contact (PU axes) and accumulation into the contact sums ``acc``
     (``ACC_*``): force on the passive unit and its moment, dissipated and elastic power,
@@ -123,7 +123,7 @@ def _housing_point(hc, i, col, C, ox, oy, oz):
             oz + C[2, 0] * a + C[2, 1] * b + C[2, 2] * c)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _housing_contacts(hc, mer, P, C, ox, oy, oz, twm, twp, law, dnmax, acc, tr, trn, tcx):
     """Limiter pads and alignment rollers (housing primitives ``hc``, housing frame) against
     the receiving cone; ``C`` the housing -> PU rotation, ``o`` the joint in PU. Pad

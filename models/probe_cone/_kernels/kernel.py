@@ -129,7 +129,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models.probe_cone._kernels import trace as pct
 from models.probe_cone._kernels.between import _between, initial_state
@@ -149,7 +149,7 @@ __all__ = [
 
 
 # the time loop
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _inv3(A, B):
     det = (A[0, 0] * (A[1, 1] * A[2, 2] - A[1, 2] * A[2, 1])
            - A[0, 1] * (A[1, 0] * A[2, 2] - A[1, 2] * A[2, 0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models._kernels.contact_layout import TW_SIZE as _TW_SIZE
 from models._kernels.status import (  # noqa: F401  (re-exported)
@@ -360,46 +360,46 @@ def channel_names() -> tuple:
 
 # --------------------------------------------------------------------------------------------
 # small helpers
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _m3(P, o, M):
     for i in range(3):
         for j in range(3):
             M[i, j] = P[o + 3 * i + j]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mv(A, x, y, z):
     return (A[0, 0] * x + A[0, 1] * y + A[0, 2] * z,
             A[1, 0] * x + A[1, 1] * y + A[1, 2] * z,
             A[2, 0] * x + A[2, 1] * y + A[2, 2] * z)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mtv(A, x, y, z):
     return (A[0, 0] * x + A[1, 0] * y + A[2, 0] * z,
             A[0, 1] * x + A[1, 1] * y + A[2, 1] * z,
             A[0, 2] * x + A[1, 2] * y + A[2, 2] * z)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _diff_pu(APU, a, i, b, j):
     """``A_PU (a[i:i+3] - b[j:j+3])``: the difference of two inertial vectors in PU axes."""
     return _mv(APU, a[i] - b[j], a[i + 1] - b[j + 1], a[i + 2] - b[j + 2])
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _cr(ax, ay, az, bx, by, bz):
     return (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _matmul(A, B, C):
     for i in range(3):
         for j in range(3):
             C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _housing_rot(ux, uy, uz, vx, vy, vz):
     """Rotate ``v`` (housing axes) into AU axes by the minimal rotation taking ``X`` onto the
     unit vector ``u`` (no twist about the probe axis): ``v + k x v + k x (k x v)/(1 + c)`` with
@@ -413,7 +413,7 @@ def _housing_rot(ux, uy, uz, vx, vy, vz):
     return vx + ax + bx * c1, vy + ay + by * c1, vz + az + bz * c1
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _latch_dirs(i):
     if i == 0:
         return 1.0, 0.0
@@ -424,7 +424,7 @@ def _latch_dirs(i):
     return 0.0, -1.0
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _plunger(P, i):
     """(tip abscissa, tip radius, preload, rate, travel, e_y, e_z) of zero-inertia spring item
     ``i`` (latches 0..3, capture sensors 4 at +Z_H and 5 at -Z_H, in the plane X_H Z_H)."""
@@ -436,7 +436,7 @@ def _plunger(P, i):
     return (P[P_SENS_X], P[P_SENS_R], P[P_SENS_F0], P[P_SENS_K], P[P_SENS_TRAVEL], 0.0, ez)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def apply_slip_force(table, t0, f_slip):
     """Set the slip level of a brake element (positive side) to ``f_slip`` (table units),
     keeping the stiff last working segments (slope ``k`` of node ``n-2``, assumption 5): moves

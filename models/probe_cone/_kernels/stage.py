@@ -8,7 +8,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import contact as ck
 from models._kernels import hysteresis as hk
 from models.probe_cone._kernels import trace as pct
@@ -69,7 +69,7 @@ def _unit_frame(y, P, o_r, o_v, o_q, o_w, o_l, A, G, AU, fr, f_r, f_v, f_w, f_l)
     fr[f_l + 2] = lz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _frames(y, P, A1, A2, AAU, APU, G1, G2, fr):
     """Poses and velocities of the unit frames (inertial axes), written into ``fr``
     (``FR_*``); the DCMs ``A1``, ``A2`` from the state's quaternions and ``A_AU = G1 A1``,
@@ -82,7 +82,7 @@ def _frames(y, P, A1, A2, AAU, APU, G1, G2, fr):
 
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _mech(y, P, AAU, fr, mc):
     """Mechanism coordinates and rates of one state (into ``mc``, ``MC_*``).
 
@@ -168,7 +168,7 @@ def _kinematics(y, P, M, sc):
     return fr, mc, A1, A2, AAU, APU
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _rot_columns(AAU, APU, ux, uy, uz, C):
     """Columns of the link -> PU rotation ``A_PU A_AU^T R_g`` into ``C`` (3x3): ``R_g`` is the
     minimal rotation taking ``X_AU`` onto the unit vector ``u`` (AU axes), written out (one
@@ -216,7 +216,7 @@ def _attitude_rhs(y, o_w, o_q, J, JI, tx, ty, tz, sc, dy):
     quat_deriv(y, o_q, w, dy, o_q)
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, fy, fz):
     """Head acceleration with its contact friction taken implicitly (linearized): the friction
     at the relative velocity the head reaches over the step, ``f(v_r + h a_r) ~ f(v_r) - h D
@@ -311,7 +311,7 @@ def _implicit_head(y, P, APU, A2, M, acc, fr, dy, wk, hx, hy, hz, twa, twp, fx, 
     return dpx, dpy, dpz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def _rhs(t, y, P, mer, slots, hc, table, toff, istate, fstate, latch, LF, dy, wk, M, sc, tr,
          trn, tcx):
     """Derivative of the state; returns a status code. ``M`` holds the 3x3 matrices

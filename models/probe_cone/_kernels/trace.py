@@ -15,7 +15,7 @@ import math
 
 from numba import njit
 
-from models._kernels import NJIT
+from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models._kernels.contact_force import contact_wrench
 from models.probe_cone._kernels.layout import (LF_DELTA, LF_F, LF_P, MC_PHID, MC_PSI, MC_PSID,
@@ -30,7 +30,7 @@ __all__ = ["contact_row", "point_contact_row", "segment_contact_row", "mechanism
            "plunger_rows", "element_rows", "sensor_friction_row", "implicit_friction_row"]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, nz, px, py, pz):
     """One contact row: the detector's outputs, the relative velocity (active link minus
     passive at ``p``) and the law's force on the passive unit (only for ``st`` = CONTACT).
@@ -44,7 +44,7 @@ def contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, nz, px,
     return r
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def point_contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, nz, px, py,
                       pz, xs, ys, zs, rs, feat):
     """A sphere (head, roller) or point (pad end) vs the surface of revolution: inputs its
@@ -56,7 +56,7 @@ def point_contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, n
         tr[r, TR_V0 + 4] = feat
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def segment_contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny, nz, px, py,
                         pz, p1x, p1y, p1z, lx, ly, lz, feat):
     """A segment ``P1 + t L`` (pad vs mouth, latch reverse segment vs slot): inputs ``P1``,
@@ -68,7 +68,7 @@ def segment_contact_row(tr, trn, tcx, law, twa, twp, code, i, j, st, dn, nx, ny,
         tr[r, TR_V0 + 6] = feat
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def mechanism_row(tr, trn, tcx, mc, phi, q_ax, f_ax, q_psi, q_th, m_psi, m_th, q_tor, m_tor,
                   istate):
     """The probe mechanism at one stage: stroke, housing tangents, gimbal angles
@@ -96,7 +96,7 @@ def mechanism_row(tr, trn, tcx, mc, phi, q_ax, f_ax, q_psi, q_th, m_psi, m_th, q
     tr[r, v + 16] = q_tor; tr[r, v + 17] = m_tor
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def element_rows(tr, trn, tcx, mc, phi, istate, st):
     """Between steps, after the hysteresis updates: each element's coordinate, rate and state
     (status 1 on all rows when an update was refused)."""
@@ -119,7 +119,7 @@ def element_rows(tr, trn, tcx, mc, phi, istate, st):
         tr[r, TR_V0 + 2] = istate[e * hk.I_SIZE + hk.I_STATE]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def plunger_rows(tr, trn, tcx, latch, LF):
     """Between steps: each latch (0..N_LATCH-1) and capture sensor plunger, its trigger flag,
     retraction and the force it holds over the next step on the passive unit at its tip
@@ -139,7 +139,7 @@ def plunger_rows(tr, trn, tcx, latch, LF):
                 tr[r, TR_V0 + 5 + m] = LF[i, LF_P + m]
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def sensor_friction_row(tr, trn, tcx, vr, fx, hx, hy, hz):
     """After capture: the capture sensors' regularised axial friction on the socket wall, the
     head's axial slip velocity ``vr`` relative to the passive unit, the force ``fx`` on the
@@ -156,7 +156,7 @@ def sensor_friction_row(tr, trn, tcx, vr, fx, hx, hy, hz):
     tr[r, TR_V0 + 4] = hz
 
 
-@njit(**NJIT)
+@njit(**NJIT_LEAF)
 def implicit_friction_row(tr, trn, tcx, fx, fy, fz, hx, hy, hz):
     """With the head's contact friction implicit: the correction ``-dF`` it puts on the
     passive unit (PU axes; ``models.probe_cone._kernels.stage._implicit_head``), beside the
