@@ -147,6 +147,13 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
         space = cfg.space_for(record)
     except InputError as exc:
         raise exc.with_source(src)
+    st = cfg.settings
+    if st.mcmc and st.sampler.walkers < 2 * space.ndim:
+        # emcee's moves need two walkers per free parameter: refused here, not after the fit
+        key = "--walkers" if overrides.get("walkers") is not None else "sampler.walkers"
+        raise InputError(f"{st.sampler.walkers} walkers for {space.ndim} free parameters: "
+                         f"emcee needs at least {2 * space.ndim} (two per parameter)",
+                         source=None if key == "--walkers" else src, key=key)
     span = cfg.span_for(record, space, unit)
     obs_names = cfg.observation.parameter_names()
     fwd_names = [n for n in space.names if n not in obs_names]

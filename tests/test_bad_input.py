@@ -217,6 +217,22 @@ def test_bad_run_configuration(cli_run, tmp_path, case):
     check_one_error(r, code=2, names=["run.toml", key], tmp_path=out, before=set())
 
 
+def test_too_few_walkers_are_refused_before_the_fit(cli_run, tmp_path):
+    """emcee needs two walkers per free parameter: ``--walkers 3`` and ``walkers = 3`` in
+    the run configuration are refused before anything runs (and by ``validate --scenario
+    --config``), naming the option or the key; nothing is written (no partial run that
+    ``--resume`` could not continue)."""
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run("reconstruct", FLIGHT, "--scenario", SCENARIO, "--config", RUN,
+                "-o", out / "res", "--walkers", "3")
+    check_one_error(r, code=2, names=["--walkers", "3 walkers", "at least"], tmp_path=out,
+                    before=set())
+    cfg = _edit(RUN, tmp_path / "run.toml", "walkers = 32", "walkers = 3")
+    r = cli_run("validate", FLIGHT, "--scenario", SCENARIO, "--config", cfg)
+    assert r.exit_code != 0 and "sampler.walkers" in r.stderr and "run.toml" in r.stderr
+
+
 @pytest.mark.parametrize("command", ["simulate docking", "reconstruct"])
 @pytest.mark.parametrize("case", sorted(SCENARIO_CASES))
 def test_bad_scenario(cli_run, tmp_path, case, command):
