@@ -63,6 +63,12 @@ _PREFERRED_SI = ("m", "s", "kg", "m/s", "rad/s", "N", "N*m", "N/m", "N*s/m", "N*
                  "N*m*s/rad", "J", "W", "Pa", "kg*m**2")
 
 _TRUNC = 6.0  # default truncation of normal / log-normal priors [standard deviations]
+#: largest magnitude [SI] of a number of the [parameters] table: beyond it a value is a typo
+#: or a unit slip (the physical ranges of models.limits stop at 1e18) and its arithmetic
+#: overflows later
+MAX_MAGNITUDE = 1e30
+#: largest sigma of a log-normal prior (of ln x): e^(6 x 20) already spans 1e52
+MAX_LOG_SIGMA = 20.0
 
 
 def _ndtri(p):
@@ -280,9 +286,17 @@ class ParameterSpace:
                         raise InputError("missing", key=f"{k}.{sub}")
                     return default
                 v = spec[sub]
-                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
                     raise InputError(f"expected a finite number, got {v!r}", key=f"{k}.{sub}")
-                return float(v) * (f if scale else 1.0) + (shift if shifted else 0.0)
+                try:
+                    x = float(v) * (f if scale else 1.0)
+                except OverflowError:   # an integer of hundreds of digits
+                    x = math.inf
+                if not abs(x) <= MAX_MAGNITUDE:
+                    raise InputError(f"expected a finite number of magnitude at most "
+                                     f"{MAX_MAGNITUDE:g} (SI), got {str(v)[:40]}",
+                                     key=f"{k}.{sub}")
+                return x + (shift if shifted else 0.0)
 
             if "fixed" in spec:
                 extra = set(spec) - {"fixed", "unit", "anchor"}
@@ -303,6 +317,9 @@ class ParameterSpace:
                                   num("upper", m + _TRUNC * s, shifted=True), m, s, **at)
                 elif kind == "lognormal":
                     med, s = num("median"), num("sigma", scale=False)
+                    if not 0.0 < s <= MAX_LOG_SIGMA:
+                        raise InputError(f"must be in (0, {MAX_LOG_SIGMA:g}] (of ln x)",
+                                         key=f"{k}.sigma")
                     prior = Prior("lognormal", num("lower", med * math.exp(-_TRUNC * s)),
                                   num("upper", med * math.exp(_TRUNC * s)), med, s)
                 else:

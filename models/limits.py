@@ -34,6 +34,10 @@ RANGES: tuple[tuple[str, float, float, str, bool], ...] = (
     (r"_mass$", 0.0, 1e12, "kg", False),           # an added mass: a tip mass may be none
     (r"inertia$", 1e-6, 1e18, "kg m^2", False),
     (r"(^|_)force$", 0.0, 1e7, "N", False),
+    (r"preload$", 0.0, 1e7, "N", False),
+    (r"^thrust_[xyz]$", 0.0, 1e7, "N", True),      # a reconstruction's thrust parameter
+    (r"_scale$", 0.0, 1e3, "(factor)", False),      # a mechanism characteristic's scale
+    (r"^contact_friction$", 0.0, 10.0, "(coefficient)", False),
     (r"stiffness$", 0.0, 1e13, "N/m (N m/rad)", False),
     (r"damping$", 0.0, 1e10, "N s/m (N m s/rad)", False),
     (r"^dt(_|$)", 1e-9, 1.0, "s", False),

@@ -9,7 +9,7 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     [model]                  # which part of the record is fitted (recon.span)
     duration = "record"      # "record" (default): simulate as far as the fitted span needs;
                              #   or [s]: at most this long from the start plane
-    rate = 100.0             # [Hz] output rate (the fit interpolates to telemetry stamps)
+    rate = 100.0             # [Hz] output rate, 10 to 1e5 (the fit interpolates to the stamps)
     fit_after_capture = 3.0  # [s] fit the record up to its capture edge + this (optional;
                              #   default: to the record's end; see "Fit window" below)
     fit_before_contact = 2.0 # [s] fit the record from its first contact edge - this
@@ -201,6 +201,10 @@ def complete_run(run: Mapping[str, Any], unit: DockingUnit, record
 
 #: [Hz] largest forward-model output rate a run configuration may ask for
 MAX_RATE = 1e5
+#: [Hz] the smallest: the model's output is interpolated linearly to the record's stamps, and
+#: below 10 Hz it cannot follow a docking's contact transients (a head strike lasts ~15 ms);
+#: a rate far below it also makes the fitted span's end land between outputs seconds apart
+MIN_RATE = 10.0
 #: [s] longest simulated span or fit margin a run configuration may ask for
 MAX_DURATION = 1e4
 
@@ -301,9 +305,9 @@ class RunConfig:
             duration = float(duration)
         rate = model.get("rate")
         if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))
-                                 or not 0 < rate <= MAX_RATE):
-            raise InputError(f"must be a number of samples per second in (0, {MAX_RATE:g}], "
-                             f"got {rate!r}", key="model.rate")
+                                 or not MIN_RATE <= rate <= MAX_RATE):
+            raise InputError(f"must be a number of samples per second in [{MIN_RATE:g}, "
+                             f"{MAX_RATE:g}], got {rate!r}", key="model.rate")
         if starts is not None:
             opt_in = {**d.get("optimizer", {}), "starts": starts}
         else:

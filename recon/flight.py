@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from models.errors import InputError
+from models.limits import check_range
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.config import RunConfig, complete_run, load_scenario
 from recon.forward import UnitForward
@@ -147,6 +148,21 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
         space = cfg.space_for(record)
     except InputError as exc:
         raise exc.with_source(src)
+    # the unit's parameters in a run configuration obey the physical ranges of scenario
+    # numbers (a freed force with a prior reaching below zero would be fitted negative)
+    for p in space.parameters:
+        if p.name not in unit.parameters:
+            continue
+        values = {"fixed": p.value} if p.fixed else {"lower": p.prior.lower,
+                                                     "upper": p.prior.upper}
+        for sub, v in values.items():
+            try:
+                check_range(p.name, v)
+            except InputError as exc:
+                default = "" if sub in cfg.parameters.get(p.name, {}) or p.fixed else (
+                    " (the prior's default truncation: set it)")
+                raise InputError(exc.what + default, source=src,
+                                 key=f"parameters.{p.name}.{sub}") from None
     st = cfg.settings
     if st.mcmc and st.sampler.walkers < 2 * space.ndim:
         # emcee's moves need two walkers per free parameter: refused here, not after the fit

@@ -197,6 +197,16 @@ TOML_CASES = {
     "wrong_type": ("max_nfev = 100", 'max_nfev = "lots"', "optimizer.max_nfev"),
     "absurd": ("max_nfev = 100", "max_nfev = 100000000000000000", "optimizer.max_nfev"),
     "unknown_moves": ("walkers = 32", 'walkers = 32\nmoves = "gibbs"', "sampler.moves"),
+    # numbers of the [parameters] table: absurd magnitudes and the physical ranges of the
+    # unit's parameters, as scenario numbers have them
+    "huge_sd": ("[parameters.rel_pos_y]\nlower = -0.3\nupper = 0.3",
+                '[parameters.rel_pos_y]\nprior = "normal"\nmean = 0.0\nsd = 1e300',
+                "parameters.rel_pos_y.sd"),
+    "huge_integer": ("upper = 0.3", "upper = 1" + "0" * 400, "parameters.rel_pos_y.upper"),
+    "negative_force": ("[sampler]", '[parameters.brake_slip_force]\nlower = -500.0\n'
+                       'upper = 500.0\nunit = "N"\n\n[sampler]',
+                       "parameters.brake_slip_force.lower"),
+    "slow_model_rate": ("rate = 100.0", "rate = 0.001", "model.rate"),
 }
 SCENARIO_CASES = {
     "negative_mass": ("mass = 7200.0", "mass = -7200.0", "active.mass"),
