@@ -157,7 +157,16 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         except Exception as exc:
             raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
                              source=src) from None
+        import pyarrow.types as pat
+
         for field in table.schema:
+            if field.name in file_units:
+                raise DataError("column appears twice", source=src, key=field.name)
+            if (pat.is_timestamp(field.type) or pat.is_date(field.type)
+                    or pat.is_time(field.type) or pat.is_duration(field.type)):
+                # pandas would read it as integer nanoseconds since 1970
+                raise DataError(f"a date-time column ({field.type}): expected numbers (seconds "
+                                "for a time column)", source=src, key=field.name)
             meta = field.metadata or {}
             unit = meta.get(b"unit")
             file_units[field.name] = unit.decode() if unit is not None else None
@@ -169,6 +178,14 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
             raise DataError("file is empty", source=src) from None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
             raise DataError(f"not a readable CSV file: {exc}", source=src) from None
+        # pandas renames a repeated header ("x", "x.1"): the duplicates are found on the
+        # header line itself
+        seen: set[str] = set()
+        for raw in _header_names(path):
+            name = parse_header(raw)[0]
+            if name in seen:
+                raise DataError("column appears twice", source=src, key=name)
+            seen.add(name)
         renamed = {}
         for col in frame.columns:
             name, unit = parse_header(col)
@@ -241,6 +258,19 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
             raise DataError(f"must increase strictly ({v[bad[0] + 1]:g} after {v[bad[0]]:g})",
                             source=src, key=increasing, row=int(bad[0]) + 2)
     return pd.DataFrame(out), file_units
+
+
+def _header_names(path: Path) -> list[str]:
+    """The column names of a CSV file's header line (the first line that is not blank or a
+    ``#`` comment), as written."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            text = line.split("#", 1)[0].strip()
+            if text:
+                return [c.strip() for c in next(csv.reader([text]))]
+    return []
 
 
 def write_table(frame: Any, path: str | os.PathLike, units: Mapping[str, str | None] | None = None) -> Path:

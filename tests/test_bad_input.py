@@ -115,12 +115,26 @@ def make_bad(kind: str, good: Path, tmp: Path) -> tuple[Path, str | None]:
         p = tmp / "unit.csv"
         _write(frame.rename(columns={col: f"{col} [kg*s]"}), p)
         return p, col
+    if kind == "duplicate_column":
+        # a CSV header that names one column twice (pandas would rename the second "x.1")
+        p = tmp / "dup.csv"
+        other = next((c for c in frame.columns if c not in ("t", col)), "t")
+        lines = frame.to_csv(index=False).splitlines()
+        lines[0] = ",".join(col if c == other else c for c in lines[0].split(","))
+        p.write_text("\n".join(lines) + "\n")
+        return p, col
+    if kind == "datetime_time":
+        # a Parquet time column of date-times (pandas would read integer nanoseconds)
+        p = tmp / "datetime.parquet"
+        frame["t"] = pd.to_datetime(frame["t"], unit="s")
+        return _write(frame, p), "'t'"
     raise ValueError(kind)
 
 
 FILE_KINDS = ("missing", "empty", "directory", "truncated", "text_as_parquet", "binary_as_csv",
               "non_utf8_header", "no_t", "backwards_time", "duplicate_time", "all_nan", "inf",
-              "huge", "one_row", "unknown_unit", "wrong_unit")
+              "huge", "one_row", "unknown_unit", "wrong_unit", "duplicate_column",
+              "datetime_time")
 #: a static load-deflection record has no time column
 TIMELESS = {"identify hysteresis"}
 
@@ -163,7 +177,8 @@ def check_one_error(r, *, code, names: list[str], tmp_path: Path, before: set[st
 @pytest.mark.parametrize("command", sorted(DATA_COMMANDS))
 def test_bad_data_file(cli_run, tmp_path, command, kind):
     good, template = DATA_COMMANDS[command]
-    if command in TIMELESS and kind in ("no_t", "backwards_time", "duplicate_time"):
+    if command in TIMELESS and kind in ("no_t", "backwards_time", "duplicate_time",
+                                        "datetime_time"):
         pytest.skip("a static record has no time column")
     work = tmp_path / "in"
     work.mkdir()
