@@ -1,4 +1,5 @@
 """File boundary: units converted on read, atomic writes, errors naming file, row, column."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,30 @@ def test_incompatible_unit_names_file_and_column(tmp_path):
     with pytest.raises(InputError) as err:
         read_table(path, {"q": "m", "force": "N"})
     assert str(err.value) == f"{path}: 'q': unit 'kg' is not compatible with 'm'"
+
+
+@pytest.mark.parametrize("unit,expected,factor", [
+    ("deg", "rad", np.pi / 180), ("mrad", "rad", 1e-3), ("deg/s", "rad/s", np.pi / 180),
+    ("rpm", "rad/s", 2 * np.pi / 60), ("N*m/deg", "N*m/rad", 180 / np.pi),
+    ("%", "rad", None), ("Hz", "rad/s", None), ("1/s", "rad/s", None), ("N*m", "N*m/rad", None),
+    ("%", "1", 0.01)])
+def test_angles_are_counted_though_pint_takes_them_as_dimensionless(unit, expected, factor):
+    """pint converts "%" to "rad" (x 0.01) and "Hz" to "rad/s" (x 1): both refused, naming
+    the angle expected; units that name their angles convert."""
+    if factor is None:
+        with pytest.raises(InputError, match=re.escape(f"unit '{unit}' is not compatible")
+                           + ".*angle"):
+            to_si(1.0, unit, expected, key="gyro")
+    else:
+        assert to_si(1.0, unit, expected) == pytest.approx(factor, rel=1e-12)
+
+
+def test_an_angle_column_labelled_percent_is_refused(tmp_path):
+    path = tmp_path / "rec.csv"
+    path.write_text("t[s],gimbal_pitch[%]\n0,2\n1,3\n")
+    with pytest.raises(InputError) as err:
+        read_table(path, {"t": "s", "gimbal_pitch": "rad"})
+    assert "'gimbal_pitch'" in str(err.value) and "angle" in str(err.value)
 
 
 def test_unknown_unit(tmp_path):
@@ -126,6 +151,8 @@ def test_column_without_unit_is_taken_as_si(tmp_path):
 
 def test_versions_name_the_source_commit_in_a_git_checkout():
     import subprocess
+
+    import arviz  # noqa: F401  (versions() names the libraries loaded, as a run's are)
 
     from identification.provenance import versions
 
