@@ -346,7 +346,29 @@ def load_telemetry(path: str | os.PathLike | Sequence[str | os.PathLike], **kwar
             log.warning("%s", finding.text(report.source))
         assert tel is not None
         parts.append(tel)
+    _check_clocks(parts, log)
     return Telemetry.merge(parts)
+
+
+def _check_clocks(parts: Sequence[Telemetry], log) -> None:
+    """Files on separate time bases share one clock, so their spans overlap: a file whose span
+    misses another's is on another clock (or another flight) and is refused (its merge would
+    stretch the fitted span over the gap); an overlap of less than half the shorter span is
+    worth a warning."""
+    spans = [(float(np.nanmin(p.t)), float(np.nanmax(p.t)), p) for p in parts]
+    for i, (a0, a1, pa) in enumerate(spans):
+        for b0, b1, pb in spans[:i]:
+            overlap = min(a1, b1) - max(a0, b0)
+            if overlap <= 0.0:
+                raise DataError(f"its time stamps ({a0:.6g} to {a1:.6g} s) do not overlap those "
+                                f"of {pb.source} ({b0:.6g} to {b1:.6g} s): files of one record "
+                                "share one clock (another clock or another flight?)",
+                                source=pa.source, key="t")
+            shorter = min(a1 - a0, b1 - b0)
+            if overlap < 0.5 * shorter:
+                log.warning("%s: 't': overlaps %s for %.3g s only, %.0f %% of the shorter "
+                            "record (one clock?)", pa.source, pb.source, overlap,
+                            100.0 * overlap / shorter)
 
 
 # --------------------------------------------------------------------------------------------

@@ -147,3 +147,30 @@ def test_cli_validate_exit_codes_and_json(tmp_path):
     assert doc["usable"] is False and doc["findings"][0]["row"] == 21
     r = runner.invoke(cli, ["validate", str(tmp_path / "missing.csv")])
     assert r.exit_code == 2 and "no such file" in r.output and "Traceback" not in r.output
+
+
+def test_files_of_one_record_must_share_a_clock(tmp_path, caplog):
+    """Files on separate time bases merge when their spans overlap; a gyro file whose clock is
+    1000 s off (no overlap) is refused naming it and 't' (it would stretch the fitted span
+    over the gap), and one that overlaps less than half the shorter span is a warning."""
+    import logging
+
+    t = np.arange(0.0, 20.0, 0.01)
+    mech = pd.DataFrame({"t": t, "stroke": 0.01 * np.sin(t), "contact": (t > 5).astype(float)})
+    tg = np.arange(0.003, 20.0, 0.1)
+    gyro = pd.DataFrame({"t": tg, "active_rate_x": 0.001 * np.cos(tg)})
+    a = write_table(mech, tmp_path / "mech.parquet", {"t": "s", "stroke": "m", "contact": ""})
+    b = write_table(gyro, tmp_path / "gyro.parquet", {"t": "s", "active_rate_x": "rad/s"})
+    merged = load_telemetry([a, b])
+    assert set(merged.channels) == {"stroke", "contact", "active_rate_x"}
+    off = write_table(gyro.assign(t=tg + 1000.0), tmp_path / "gyro_off.parquet",
+                      {"t": "s", "active_rate_x": "rad/s"})
+    with pytest.raises(DataError) as e:
+        load_telemetry([a, off])
+    assert "gyro_off.parquet" in str(e.value) and "'t'" in str(e.value)
+    assert "do not overlap" in str(e.value)
+    late = write_table(gyro.assign(t=tg + 15.0), tmp_path / "gyro_late.parquet",
+                       {"t": "s", "active_rate_x": "rad/s"})
+    with caplog.at_level(logging.WARNING, logger="dockrecon.telemetry"):
+        load_telemetry([a, late])
+    assert "gyro_late.parquet" in caplog.text and "one clock" in caplog.text
