@@ -25,8 +25,9 @@ Which failures are which exit code
   sample"), a unit pint does not know or whose dimension is wrong for a known channel, or a
   binary channel with values other than 0 and 1: unusable telemetry,
   :class:`~models.errors.DataError` (exit 65).
-* Unknown channels, gaps longer than ``max_gap``, flat runs at a limit (saturation):
-  warnings.
+* Unknown channels, gaps longer than ``max_gap``, flat runs at a limit (saturation), flags in
+  an order no docking makes (capture before the first contact, latches closing with the
+  capture signal off to the end): warnings.
 """
 from __future__ import annotations
 
@@ -485,4 +486,36 @@ def validate(tel: Telemetry, *, extra_channels: Mapping[str, str] | None = None,
                                 f"flat at its {which} value {level:.6g} for {b - a} samples "
                                 "(saturated sensor?)", name, idx[a])
                             break
+    if _has_t and n:
+        _check_event_order(t, tel.channels, add)
     return ValidationReport(tel.source, tuple(findings), n, tuple(tel.channels))
+
+
+def _first_rise(t: np.ndarray, y: np.ndarray) -> tuple[float, int] | None:
+    """Time and row of a flag's first sample at 1 (None: it never rises)."""
+    on = np.flatnonzero(np.isfinite(y) & (y > 0.5))
+    return (float(t[on[0]]), int(on[0])) if on.size else None
+
+
+def _check_event_order(t: np.ndarray, channels: Mapping[str, Any], add) -> None:
+    """Warnings on flags in an order no docking makes: capture before the first contact, and
+    latches closing while the capture signal stays off to the record's end. Each unit's own
+    sequence (the peripheral's latches close shortly before it declares capture) is allowed."""
+    contact = _first_rise(t, np.asarray(channels["contact"], float)) \
+        if "contact" in channels else None
+    capture = _first_rise(t, np.asarray(channels["capture"], float)) \
+        if "capture" in channels else None
+    if capture is not None and contact is not None and capture[0] < contact[0]:
+        add("warning", "capture_before_contact",
+            f"capture rises at {capture[0]:.6g} s, before the first contact ({contact[0]:.6g} "
+            "s): swapped or mislabelled flags?", "capture", capture[1])
+    if capture is None and "capture" in channels:
+        latches = [(name, _first_rise(t, np.asarray(v, float)))
+                   for name, v in sorted(channels.items()) if name.startswith("latch_")]
+        closed = [(name, r) for name, r in latches if r is not None]
+        if closed:
+            name, (tl, row) = min(closed, key=lambda c: c[1][0])
+            add("warning", "latch_without_capture",
+                f"{len(closed)} latch(es) close (first at {tl:.6g} s) but the capture signal "
+                f"never rises, {t[-1] - tl:.3g} s to the record's end: a capture flag stuck at "
+                "0, or mislabelled latches?", name, row)

@@ -174,3 +174,30 @@ def test_files_of_one_record_must_share_a_clock(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="dockrecon.telemetry"):
         load_telemetry([a, late])
     assert "gyro_late.parquet" in caplog.text and "one clock" in caplog.text
+
+
+def test_flags_in_an_order_no_docking_makes_are_warnings():
+    """Capture before the first contact, and latches that close while the capture flag stays
+    off, are warnings naming the flag and row; the shipped records of both units (the
+    peripheral's latches close just before its capture) raise none."""
+    from recon.telemetry import Telemetry, validate
+    from telemetry_samples import SAMPLES_DIR
+
+    t = np.arange(0.0, 10.0, 0.01)
+    flags = {"stroke": 0.01 * np.sin(t), "contact": (t > 2).astype(float),
+             "capture": (t > 1).astype(float), "latch_1": (t > 3).astype(float)}
+    codes = {f.code: f for f in validate(Telemetry.from_arrays(t, flags)).findings}
+    assert codes["capture_before_contact"].column == "capture"
+    assert codes["capture_before_contact"].row == 102   # t = 1.01 s, 1-based
+    flags["capture"] = np.zeros_like(t)
+    codes = {f.code: f for f in validate(Telemetry.from_arrays(t, flags)).findings}
+    assert codes["latch_without_capture"].column == "latch_1"
+    assert "capture_before_contact" not in codes
+    flags["capture"] = (t > 3.5).astype(float)
+    codes = {f.code for f in validate(Telemetry.from_arrays(t, flags)).findings}
+    assert not codes & {"capture_before_contact", "latch_without_capture"}
+    for rec in ("nominal", "misaligned", "slow", "realistic/nominal", "peripheral/nominal",
+                "peripheral/low_energy"):
+        tel, report = read_telemetry(SAMPLES_DIR / "flights" / f"{rec}.parquet")
+        codes = {f.code for f in report.findings}
+        assert not codes & {"capture_before_contact", "latch_without_capture"}, rec
