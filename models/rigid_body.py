@@ -157,7 +157,10 @@ class RigidBody:
 
     def __post_init__(self) -> None:
         p = f"{self.name}."
-        if not (np.isfinite(self.mass) and self.mass > 0.0):
+        if not np.isfinite(self.mass):
+            raise InputError(f"mass must be a finite number [kg], got {self.mass!r}",
+                             key=p + "mass")
+        if not self.mass > 0.0:
             raise InputError("mass must be positive [kg]", key=p + "mass")
         check_range(p + "mass", float(self.mass))
         J = np.asarray(self.inertia, dtype=float)
@@ -167,8 +170,15 @@ class RigidBody:
             raise InputError("inertia must be symmetric", key=p + "inertia")
         if np.linalg.eigvalsh(J).min() <= 0.0:
             raise InputError("inertia must be positive definite", key=p + "inertia")
-        for ev in np.linalg.eigvalsh(J):
-            check_range(p + "inertia", float(ev))
+        ev = np.linalg.eigvalsh(J)
+        for e in ev:
+            check_range(p + "inertia", float(e))
+        # principal moments of a body obey the triangle inequality (J1 <= J2 + J3 with
+        # equality for a plane lamina): a set that violates it is no mass distribution
+        if ev[2] > (ev[0] + ev[1]) * (1.0 + 1e-9):
+            raise InputError(f"principal moments {ev[0]:.6g}, {ev[1]:.6g}, {ev[2]:.6g} kg m^2 "
+                             "violate the triangle inequality (the largest exceeds the sum "
+                             "of the other two): no body has them", key=p + "inertia")
 
     @property
     def unit_dcm(self) -> np.ndarray:

@@ -226,6 +226,9 @@ TOML_CASES = {
 SCENARIO_CASES = {
     "negative_mass": ("mass = 7200.0", "mass = -7200.0", "active.mass"),
     "huge_mass": ("mass = 7200.0", "mass = 1e308", "active.mass"),
+    "infinite_mass": ("mass = 7200.0", "mass = inf", "finite number"),
+    "impossible_inertia": ("inertia = [3800.0, 27000.0, 27000.0]",
+                           "inertia = [3800.0, 2700.0, 27000.0]", "triangle inequality"),
     "wrong_type": ("spring_force = 800.0", 'spring_force = "x"', "spring_force"),
     "syntax": ("[probe]", "[probe", "line"),
 }
