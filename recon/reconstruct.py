@@ -354,7 +354,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                            energy=energy, trajectory=trajectory)
     write_inference_data(result.posterior, problem.names,
                          [sp[n].unit for n in problem.names], out / "posterior.nc")
-    write_result(out, result)
+    write_result(out, result, also=("posterior.nc",))
     return result
 
 

@@ -2,31 +2,72 @@
 InferenceData.
 
 A result directory is complete exactly when its JSON document exists: the tables are written
-first and the document last, each atomically (:func:`recon.io.atomic_path`).
+first and the document last, each atomically (:func:`recon.io.atomic_path`). The document lists
+the files written beside it (``files``) with their SHA-256 digests (``digests``), so a report
+built later names any that went missing, were cut or were replaced (:func:`check_files`).
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
-from pathlib import Path
 
 from identification.result import Posterior, Result
 from recon.io import atomic_path, write_json, write_table
 
-__all__ = ["write_result", "write_inference_data", "read_posterior"]
+__all__ = ["write_result", "file_digest", "check_files", "write_inference_data",
+           "read_posterior"]
 
 
 def write_result(directory: str | os.PathLike, result: Result, *,
-                 name: str = "result.json") -> Path:
+                 name: str = "result.json", also: Sequence[str] = ()) -> Path:
     """Write ``result``'s tables into ``directory``, then its JSON document ``name`` last,
-    all atomically."""
+    all atomically. ``also`` names files already written beside it for this result (the
+    posterior's netCDF file): with the tables they are listed in ``files`` and their SHA-256
+    digests in ``digests``, so that a reader can tell a file that went missing, was cut or
+    was replaced (:func:`check_files`)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     for fname, (frame, units) in result.tables.items():
         write_table(frame, directory / fname, units)
-    return write_json(result.to_dict(), directory / name)
+    doc = result.to_dict()
+    files = sorted({*doc.get("files", []), *(f for f in also if (directory / f).is_file())})
+    doc["files"] = files
+    doc["digests"] = {f: file_digest(directory / f) for f in files}
+    return write_json(doc, directory / name)
+
+
+def file_digest(path: str | os.PathLike) -> str:
+    """SHA-256 of a file's bytes (hex)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_files(doc: Mapping[str, Any], directory: str | os.PathLike) -> dict[str, str]:
+    """The files a result document lists (``files``) that are missing from ``directory`` or
+    whose bytes are not those written (``digests``, where the document has them):
+    ``{name: "missing" | "changed"}``."""
+    directory = Path(directory)
+    out: dict[str, str] = {}
+    digests = doc.get("digests") if isinstance(doc.get("digests"), Mapping) else {}
+    files = doc.get("files") if isinstance(doc.get("files"), list) else []
+    for f in files:
+        if not isinstance(f, str):
+            continue
+        path = directory / f
+        if not path.is_file():
+            out[f] = "missing"
+        elif isinstance(digests.get(f), str) and file_digest(path) != digests[f]:
+            out[f] = "changed"
+    return out
 
 
 def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str],

@@ -350,12 +350,20 @@ def test_a_report_of_an_incomplete_result_says_what_is_missing(cli_run, tmp_path
     assert r.exit_code == 0, r.output
     import json
 
-    assert json.loads((out / "result.json").read_text())["files"] == ["fitted.parquet"]
+    doc = json.loads((out / "result.json").read_text())
+    assert doc["files"] == ["fitted.parquet"] and set(doc["digests"]) == {"fitted.parquet"}
+    # a file cut short after the run (still there, not the bytes written) is named too
+    data = (out / "fitted.parquet").read_bytes()
+    (out / "fitted.parquet").write_bytes(data[: len(data) // 2])
+    r = cli_run("report", out, "--format", "html")
+    assert r.exit_code == 0, r.output
+    html = (out / "report.html").read_text()
+    assert "Incomplete result directory: fitted.parquet (changed)" in html
     (out / "fitted.parquet").unlink()
     r = cli_run("report", out, "--format", "html")
     assert r.exit_code == 0, r.output
     html = (out / "report.html").read_text()
-    assert "Incomplete result directory: fitted.parquet missing" in html
+    assert "Incomplete result directory: fitted.parquet (missing)" in html
     assert html.index("Incomplete result directory") < html.index("<h2>Parameters")
 
 

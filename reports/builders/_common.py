@@ -109,15 +109,18 @@ def parameter_table(data: dict) -> Table:
 
 
 def missing_note(data: dict, directory: Path) -> Paragraph | None:
-    """A note naming the tables the result says it wrote (``files``) that are not in
-    ``directory``, and what the report leaves out for want of them; None when none is
-    missing."""
-    gone = [f for f in data.get("files") or [] if not (directory / f).exists()]
-    if not gone:
+    """A note naming the files the result says it wrote (``files``) that are not in
+    ``directory``, or whose bytes are not those written (``digests``: cut, replaced), and what
+    the report leaves out for want of them; None when all are there as written."""
+    from recon.results import check_files
+
+    bad = check_files(data, directory)
+    if not bad:
         return None
-    return Paragraph(f"Incomplete result directory: {', '.join(gone)} missing from "
-                     f"{directory}; the sections drawn from {'it' if len(gone) == 1 else 'them'}"
-                     " are left out of this report.", "warning")
+    gone = [f"{f} ({why})" for f, why in sorted(bad.items())]
+    return Paragraph(f"Incomplete result directory: {', '.join(gone)} in {directory}; the "
+                     f"sections drawn from {'it' if len(gone) == 1 else 'them'} are left out "
+                     "of this report.", "warning")
 
 
 def read_fit(directory: Path, name: str = "fit.parquet"):

@@ -192,10 +192,11 @@ _LOAD_FIGURE = ("interface_loads", "Interface force (left) and moment (right) at
                           ("interface_moment_z", "moment Mz"))))
 
 
-def _read_trajectory(directory: Path):
-    """``trajectory.parquet`` and the unit of each column, or None."""
+def _read_trajectory(directory: Path, bad: frozenset = frozenset()):
+    """``trajectory.parquet`` and the unit of each column, or None (also when it is not the
+    file written with the result: ``bad``, :func:`recon.results.check_files`)."""
     path = directory / "trajectory.parquet"
-    if not path.exists():
+    if not path.exists() or path.name in bad:
         return None
     from recon.io import read_table
 
@@ -291,12 +292,15 @@ def _event_table(data: dict):
                          "draws (— : not at the MAP).")
 
 
-def _trajectory_sections(data: dict, directory: Path, events) -> list[Section]:
-    loaded = _read_trajectory(directory)
+def _trajectory_sections(data: dict, directory: Path, events,
+                         bad: frozenset = frozenset()) -> list[Section]:
+    loaded = _read_trajectory(directory, bad)
     info = data.get("trajectory") or {}
     if loaded is None:
+        why = "is not the file written with the result" if (
+            directory / "trajectory.parquet").exists() else "is missing"
         return [Section("Reconstructed relative trajectory", (Paragraph(
-            "trajectory.parquet is missing: no trajectory, load or absorber figures.",
+            f"trajectory.parquet {why}: no trajectory, load or absorber figures.",
             "warning"),))]
     frame, units = loaded
     source = {"mcmc": "MCMC samples", "laplace": "Laplace draws (Gaussian at the MAP)",
@@ -378,9 +382,12 @@ def _span_text(settings: dict) -> str | None:
 
 def build_reconstruction_report(data: dict, path: Path) -> Report:
     """The reconstruction report of ``path`` (a ``result.json``) and the files beside it."""
+    from recon.results import check_files
+
     directory = path.parent
     settings = data.get("settings", {})
-    fit = read_fit(directory)
+    bad = frozenset(check_files(data, directory))
+    fit = None if "fit.parquet" in bad else read_fit(directory)
     events = _events(data, fit)
     has_capture = fit is not None and "capture_fit" in fit.columns
     status = data.get("status", "ok")
@@ -410,9 +417,11 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
             sections.append(Section("Residuals", tuple(residuals)))
     else:
         sections.append(Section("Telemetry against the reconstruction", (
-            Paragraph("fit.parquet is missing: no channel figures.", "warning"),)))
+            Paragraph("fit.parquet is " + ("not the file written with the result"
+                                           if "fit.parquet" in bad else "missing")
+                      + ": no channel figures.", "warning"),)))
 
-    sections += _trajectory_sections(data, directory, events)
+    sections += _trajectory_sections(data, directory, events, bad)
 
     free = _free_names(data)
     diag = data.get("diagnostics", {})

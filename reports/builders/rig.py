@@ -35,7 +35,10 @@ def build_rig_report(data: dict, path: Path) -> Report:
     sections = [Section("Summary", (Summary(tuple(items)),) + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),
                                        Paragraph(str(data.get("method", "")), "note")))]
-    fit = read_fit(path.parent, "fitted.parquet")
+    from recon.results import check_files
+
+    fit = (None if "fitted.parquet" in check_files(data, path.parent)
+           else read_fit(path.parent, "fitted.parquet"))
     if fit is not None:
         units = {k: v for k, v in RECORD_UNITS.items() if v}
         sections.append(Section("Record against the identified model",

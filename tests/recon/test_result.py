@@ -25,8 +25,17 @@ def test_result_directory_schema(tmp_path):
     # no trajectory function for this forward model: no events, no trajectory.parquet
     assert set(doc) == {"kind", "status", "status_reason", "warnings", "parameters",
                         "diagnostics", "identifiability", "loads", "energy", "settings", "versions", "seed",
-                        "files"}
-    assert doc["files"] == ["fit.parquet"]
+                        "files", "digests"}
+    assert doc["files"] == ["fit.parquet", "posterior.nc"]
+    # the digests are the files' own; a posterior file cut after the run is told apart
+    from recon.results import check_files, file_digest
+
+    assert doc["digests"] == {f: file_digest(out / f) for f in doc["files"]}
+    assert check_files(doc, out) == {}
+    nc = (out / "posterior.nc").read_bytes()
+    (out / "posterior.nc").write_bytes(nc[: len(nc) // 2])
+    assert check_files(doc, out) == {"posterior.nc": "changed"}
+    (out / "posterior.nc").write_bytes(nc)
     assert doc["kind"] == "reconstruction" and not (out / "trajectory.parquet").exists()
     assert doc["status"] == "ok" and doc["status_reason"].startswith("plausible fit")
     assert doc["seed"] == 4

@@ -19,7 +19,7 @@ def test_resonance_command_writes_the_schema(tmp_path):
     assert set(d) == {"kind", "status", "status_reason", "warnings", "parameters",
                       "diagnostics", "restoring_force", "damping", "amplitude_sequence",
                       "jumps", "gaps", "bands", "refinement_policy", "settings", "versions",
-                      "seed", "files"}
+                      "seed", "files", "digests"}
     assert d["kind"] == "resonance" and d["status"] == "ok"
     x = np.array(d["restoring_force"]["x"])
     b = np.array(d["amplitude_sequence"]["b"])
