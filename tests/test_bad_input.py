@@ -292,6 +292,8 @@ OPTION_CASES = [
     (["simulate", "appendage", APPENDAGE, "-o", "OUT.txt"], "--output"),
     (["identify", "resonance", RESONANCE, "-o", "OUT.json", "--frequency", "fast"],
      "--frequency"),
+    # a hold time longer than the record: the option's fault, not the data's
+    (["identify", "resonance", RESONANCE, "-o", "OUT.json", "--skip", "1e6"], "--skip"),
     (["study", "calibration", "--scenario", SCENARIO, "--config", RUN, "--flights", "4",
       "-o", "OUT", "--only", "2-9"], "--only"),
     (["study", "merge", SAMPLES, SAMPLES / "flights", "-o", "OUT"], "calibration.json"),
@@ -305,6 +307,18 @@ def test_bad_option(cli_run, tmp_path, case):
     out.mkdir()
     r = cli_run(*_args(args, None, out / "x"))
     check_one_error(r, code=2, names=[option], tmp_path=out, before=set())
+
+
+def test_a_resonance_record_without_oscillation_is_blamed_on_its_file(cli_run, tmp_path):
+    frame = pd.read_csv(RESONANCE)
+    frame.iloc[:, 1:] = 0.0
+    bad = tmp_path / "flat.csv"
+    frame.to_csv(bad, index=False)
+    out = tmp_path / "o"
+    out.mkdir()
+    r = cli_run("identify", "resonance", bad, "-o", out / "r.json")
+    check_one_error(r, code=65, names=["flat.csv", "force", "oscillating"], tmp_path=out,
+                    before=set())
 
 
 def test_initial_conditions_are_blamed_on_their_file(cli_run, tmp_path):

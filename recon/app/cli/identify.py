@@ -3,6 +3,7 @@ records (static hysteresis loops, rig records, resonance tests)."""
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 import click
@@ -149,9 +150,20 @@ def _read_resonance_record(record: str):
 def _sequence(record, t, x, f, frequency, mass, periods, skip, rel_step):
     from identification.resonance.harmonics import amplitude_sequence, estimate_frequency
 
-    nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
+    try:
+        nu = _frequency(frequency) if frequency is not None else estimate_frequency(t, f)
+    except InputError as exc:     # the record's fault: it names the file
+        raise exc.with_source(str(record))
     if not nu > 0:
         raise InputError("must be positive", source="--frequency")
+    if skip is not None:
+        window = periods * 2 * math.pi / nu
+        left = float(t[-1] - t[0]) - skip
+        if left < window:
+            # the option's fault, not the record's: say so
+            raise InputError(f"{skip:g} s leaves {max(left, 0.0):.4g} s of the "
+                             f"{float(t[-1] - t[0]):.4g}-s record, less than one window of "
+                             f"{periods} periods ({window:.4g} s)", key="--skip")
     try:
         return nu, amplitude_sequence(t, x, f, nu, mass, k=periods, skip=skip,
                                       rel_step=rel_step)
