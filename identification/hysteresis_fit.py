@@ -283,6 +283,12 @@ def breakpoint_parameters(names: Sequence[str]) -> tuple[str, ...]:
     return tuple(n for n in names if n.split("_", 1)[1][0] in "qcLf")
 
 
+#: largest residual rms of a plausible fit, as a fraction of the record's force range: static
+#: tests measure forces to a few per cent of their range (the shipped records' fits leave
+#: 0.2-0.7 %); a loop the tables miss by a tenth of its height is not described by them
+MAX_RELATIVE_RESIDUAL = 0.10
+
+
 def check_record(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.ndarray,
                  start: HysteresisElement) -> tuple[np.ndarray, np.ndarray]:
     """Validate a record against the start tables; return ``q``, ``force`` as float arrays.
@@ -302,6 +308,11 @@ def check_record(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.nd
         raise InputError(f"needs at least 10 samples, got {q.size}", key="q")
     if not (np.isfinite(q).all() and np.isfinite(f).all()):
         raise InputError("q and force must be finite", key="force")
+    if not np.ptp(q) > 1e-9 * max(1.0, float(np.abs(q).max())):
+        raise DataError(f"the deformation does not vary (every sample {q[0]:g}): a static "
+                        "test sweeps the element through its stroke", key="q")
+    if not np.ptp(f) > 0.0:
+        raise DataError(f"the force does not vary (every sample {f[0]:g})", key="force")
     try:
         start.trace(q)
     except IllegalTransition as exc:
@@ -478,4 +489,13 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
     result.settings.update({"starts": int(max(1, n_starts)), "seed": seed,
                             "rel_spread": rel_spread, "fixed": list(fixed),
                             "max_nfev": max_nfev, "n_draws": n_draws})
+    rms, span = result.sections["residual_rms"], float(np.ptp(f))
+    if rms > MAX_RELATIVE_RESIDUAL * span:
+        # a converged optimizer is not a fit: the tables miss the loop
+        result.status = "implausible"
+        result.status_reason = (
+            f"the fitted tables miss the record by {rms:.4g} {element.units[1]} rms, "
+            f"{100 * rms / span:.0f} % of its {span:.4g} {element.units[1]} force range "
+            f"(at most {100 * MAX_RELATIVE_RESIDUAL:.0f} % for a fit): the element's "
+            "form (N_P, N_N, variant) or its start tables do not describe this record")
     return result

@@ -7,6 +7,7 @@ RuntimeWarning; and the output location unchanged (nothing written, no staging l
 """
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -307,6 +308,18 @@ def test_bad_option(cli_run, tmp_path, case):
     out.mkdir()
     r = cli_run(*_args(args, None, out / "x"))
     check_one_error(r, code=2, names=[option], tmp_path=out, before=set())
+
+
+def test_a_static_record_whose_deformation_never_varies_is_refused(cli_run, tmp_path):
+    frame = pd.read_csv(STATIC, comment="#")
+    frame.iloc[:, 0] = 0.0
+    out = tmp_path / "o"
+    out.mkdir()
+    frame.to_csv(tmp_path / "flat.csv", index=False)
+    r = cli_run("identify", "hysteresis", tmp_path / "flat.csv", "--element", ELEMENT,
+                "-o", out / "r.json")
+    check_one_error(r, code=65, names=["flat.csv", "'q'", "does not vary"], tmp_path=out,
+                    before=set())
 
 
 def test_a_resonance_record_without_oscillation_is_blamed_on_its_file(cli_run, tmp_path):

@@ -129,5 +129,6 @@ def test_bad_inputs():
     with pytest.raises(InputError):
         identify_hysteresis(np.zeros(20), np.zeros(19), start)
     with pytest.raises(InputError) as info:
-        identify_hysteresis(np.linspace(0, 0.01, 20), np.zeros(20), start, fixed=["pos_nope"])
+        identify_hysteresis(np.linspace(0, 0.01, 20), np.linspace(0, 1, 20), start,
+                            fixed=["pos_nope"])
     assert info.value.key == "fixed.pos_nope"

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from models.errors import InputError
-from recon.app.cli.options import (Finite, Group, common_options, config_option, end_with_report,
-                                   input_path, output_option, say, seed_option)
+from recon.app.cli.options import (EXIT_STATUS, Finite, Group, common_options, config_option,
+                                   end_with_report, input_path, output_option, say, seed_option)
 from recon.app.cli.simulate import rig_config
 
 __all__ = ["COMMANDS", "identify"]
@@ -83,6 +83,10 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     say(f"{output}: residual RMS {result.residual_rms:.4g} {result.residual_rms_unit} over "
         f"{result.n_points} samples "
         f"({'converged' if opt['success'] else 'NOT converged: ' + opt['message']})")
+    if result.status != "ok":
+        click.echo(f"error: {output}: fit {result.status.upper()}: {result.status_reason}",
+                   err=True)
+        raise SystemExit(EXIT_STATUS[result.status])
 
 
 @identify.command("rig")
