@@ -189,8 +189,6 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         renamed = {}
         for col in frame.columns:
             name, unit = parse_header(col)
-            if name in file_units:
-                raise DataError("column appears twice", source=src, key=name)
             file_units[name] = unit
             renamed[col] = name
         frame = frame.rename(columns=renamed)

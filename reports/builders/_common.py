@@ -2,6 +2,7 @@
 of the project's result schema, and channel-fit figures from a ``NAME`` / ``NAME_fit`` table."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -108,13 +109,17 @@ def parameter_table(data: dict) -> Table:
                  "data do not constrain (interval nearly as wide as the prior).", flags=tuple(flags))
 
 
-def missing_note(data: dict, directory: Path) -> Paragraph | None:
+def missing_note(data: dict, directory: Path,
+                 bad: Mapping[str, str] | None = None) -> Paragraph | None:
     """A note naming the files the result says it wrote (``files``) that are not in
     ``directory``, or whose bytes are not those written (``digests``: cut, replaced), and what
-    the report leaves out for want of them; None when all are there as written."""
-    from recon.results import check_files
+    the report leaves out for want of them; None when all are there as written. ``bad`` is
+    :func:`recon.results.check_files`'s answer when the caller has it already (the check hashes
+    every file)."""
+    if bad is None:
+        from recon.results import check_files
 
-    bad = check_files(data, directory)
+        bad = check_files(data, directory)
     if not bad:
         return None
     gone = [f"{f} ({why})" for f, why in sorted(bad.items())]

@@ -4,6 +4,7 @@ only order statistics for display (no model is run).
 """
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 
 import numpy as np
@@ -192,7 +193,7 @@ _LOAD_FIGURE = ("interface_loads", "Interface force (left) and moment (right) at
                           ("interface_moment_z", "moment Mz"))))
 
 
-def _read_trajectory(directory: Path, bad: frozenset = frozenset()):
+def _read_trajectory(directory: Path, bad: Container[str] = frozenset()):
     """``trajectory.parquet`` and the unit of each column, or None (also when it is not the
     file written with the result: ``bad``, :func:`recon.results.check_files`)."""
     path = directory / "trajectory.parquet"
@@ -293,7 +294,7 @@ def _event_table(data: dict):
 
 
 def _trajectory_sections(data: dict, directory: Path, events,
-                         bad: frozenset = frozenset()) -> list[Section]:
+                         bad: Container[str] = frozenset()) -> list[Section]:
     loaded = _read_trajectory(directory, bad)
     info = data.get("trajectory") or {}
     if loaded is None:
@@ -386,13 +387,13 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
 
     directory = path.parent
     settings = data.get("settings", {})
-    bad = frozenset(check_files(data, directory))
+    bad = check_files(data, directory)
     fit = None if "fit.parquet" in bad else read_fit(directory)
     events = _events(data, fit)
     has_capture = fit is not None and "capture_fit" in fit.columns
     status = data.get("status", "ok")
     # the parameter table fits under the summary box: page 1 carries the answer
-    note = missing_note(data, directory)
+    note = missing_note(data, directory, bad)
     sections = [Section("Summary", (_summary(data, events, has_capture),)
                         + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),))]

@@ -31,14 +31,14 @@ def build_rig_report(data: dict, path: Path) -> Report:
     if "fisher_rank" in ident:
         items.append(("Fisher information rank", str(ident["fisher_rank"])))
     items.append(("not separable by this record", ", ".join(map(str, not_sep)) or "none"))
-    note = missing_note(data, path.parent)
+    from recon.results import check_files
+
+    bad = check_files(data, path.parent)
+    note = missing_note(data, path.parent, bad)
     sections = [Section("Summary", (Summary(tuple(items)),) + ((note,) if note else ())),
                 Section("Parameters", (parameter_table(data),
                                        Paragraph(str(data.get("method", "")), "note")))]
-    from recon.results import check_files
-
-    fit = (None if "fitted.parquet" in check_files(data, path.parent)
-           else read_fit(path.parent, "fitted.parquet"))
+    fit = None if "fitted.parquet" in bad else read_fit(path.parent, "fitted.parquet")
     if fit is not None:
         units = {k: v for k, v in RECORD_UNITS.items() if v}
         sections.append(Section("Record against the identified model",
