@@ -3,8 +3,9 @@ record: its parameters, their bounds and start values, and the force residual.
 
 The record is a sequence of samples ``(q, force)`` in the order they were taken (any sequence
 of loading and unloading cycles); the model is the element's state machine driven by that
-sequence (:meth:`models.hysteresis.HysteresisElement.trace`: the rate sign is the backward
-difference of q), so the transition segments and, for a friction brake, the irreversible
+sequence (:meth:`models.hysteresis.HysteresisElement.trace` of a sampled history: the rate
+sign is the backward difference of q, and each reversal is anchored at the record's turning
+point, :func:`models.hysteresis.sampled_history`), so the transition segments and, for a friction brake, the irreversible
 shifts are reproduced exactly as in simulation. The fit (:func:`identify_hysteresis`)
 minimises the force residual
 
@@ -49,7 +50,8 @@ import numpy as np
 
 from models._kernels import hysteresis as _k
 from models.errors import DataError, InputError
-from models.hysteresis import HysteresisElement, IllegalTransition, element_from_dict
+from models.hysteresis import (HysteresisElement, IllegalTransition, element_from_dict,
+                               sampled_history)
 
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, derived_parameters, reweight
@@ -346,23 +348,21 @@ class LoopResidual:
         self._table = start.table().copy()
         self._istate = np.zeros(_k.I_SIZE, dtype=np.int64)
         self._fstate = np.zeros(_k.F_SIZE)
-        self._qd = np.empty_like(q)
-        self._qd[0] = 0.0
-        self._qd[1:] = np.diff(q)
-        self._t = np.arange(q.size, dtype=float)
-        self._states = np.zeros(q.size, dtype=np.int64)
+        # the state machine's steps: the samples plus each turning point (sampled_history)
+        self._q, self._qd, self._at, self._t = sampled_history(q)
+        self._states = np.zeros(self._q.size, dtype=np.int64)
 
     def trace(self, values: Mapping[str, float]) -> tuple[np.ndarray, int, float]:
         """Model force [N or N m] at each sample for internal parameter ``values``, the number
         of brake slips and the final shift [m or rad]."""
-        model = np.zeros_like(self.q)
+        model = np.zeros_like(self._q)
         _trial_table(values, self.start, self._table)
         _k.hyst_reset(self._istate, 0, self._fstate, 0, float(self.start.initial_shift))
-        status, k = _k.hyst_trace(self._table, 0, self._istate, 0, self._fstate, 0, self.q,
+        status, k = _k.hyst_trace(self._table, 0, self._istate, 0, self._fstate, 0, self._q,
                                   self._qd, self._t, model, self._states)
         if status != _k.ST_OK:
             model[k:] = 0.0
-        return model, int(self._istate[_k.I_NSLIP]), float(self._fstate[_k.S_SHIFT])
+        return model[self._at], int(self._istate[_k.I_NSLIP]), float(self._fstate[_k.S_SHIFT])
 
     def __call__(self, params: np.ndarray) -> np.ndarray:
         params = np.atleast_2d(np.asarray(params, float))

@@ -51,6 +51,10 @@ Choices where the digest and the Russian original leave room (see also the kerne
 * The brake's transition slope is not defined by [Y] (its ``k_max`` is 0): it is ``k3``,
   defaulting to the largest working-segment slope, and validation requires it to be at least
   every working slope so that the transition line always meets the other branch.
+* A sampled history (a static-test record, no rates) reverses at its turning point, where the
+  rate changes sign (the paper's definition), not one sample later where a backward difference
+  would first see the new sign: :func:`sampled_history` gives the state machine the turning
+  point with both rates before the next sample.
 * ``qdot == 0`` keeps the state; bounds are inclusive with ``tolerance``; the brake shift is
   held as one number subtracted from q rather than rewritten into the tables (same
   arithmetic, read-only tables).
@@ -83,6 +87,7 @@ __all__ = [
     "element_from_dict",
     "pack_elements",
     "loop_energy",
+    "sampled_history",
     "ADVICE",
 ]
 
@@ -406,10 +411,13 @@ class HysteresisElement:
               return_states: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Forces [N or N m] along a deformation history ``q_history`` [m or rad].
 
-        The state is updated at each sample with the rate sign of ``qdot`` (default: the
-        backward difference of ``q``; 0 at the first sample), then the force is evaluated
-        (digest A.9: state changes once per accepted step). The element starts in state 0
-        with its ``initial_shift``.
+        The state is updated at each sample with the rate sign of ``qdot``, then the force is
+        evaluated (digest A.9: state changes once per accepted step). The element starts in
+        state 0 with its ``initial_shift``. Without ``qdot`` the history is a sampled one
+        (a static-test record): the rate is the backward difference of ``q`` and each reversal
+        is anchored at the record's turning point (:func:`sampled_history`), so that the
+        transition segment starts where the motion turned, not at the first sample after it.
+        With ``qdot`` (an integrator's rates) the samples are taken as they are.
 
         Raises
         ------
@@ -419,15 +427,17 @@ class HysteresisElement:
         q = np.ascontiguousarray(q_history, dtype=float)
         if q.ndim != 1:
             raise InputError("q history must be one-dimensional", key="q")
-        if qdot is None:
-            qd = np.empty_like(q)
-            if q.size:
-                qd[0] = 0.0
-                qd[1:] = np.diff(q)
-        else:
-            qd = np.ascontiguousarray(qdot, dtype=float)
         tt = (np.arange(q.size, dtype=float) if t is None
               else np.ascontiguousarray(t, dtype=float))
+        at = None
+        if qdot is None:
+            if tt.shape != q.shape:
+                raise InputError("q and t must have the same length", key="q")
+            n_rec = q.size
+            q, qd, at, pos = sampled_history(q)
+            tt = np.interp(pos, np.arange(n_rec, dtype=float), tt)
+        else:
+            qd = np.ascontiguousarray(qdot, dtype=float)
         if qd.shape != q.shape or tt.shape != q.shape:
             raise InputError("q, qdot and t must have the same length", key="q")
         force = np.zeros_like(q)
@@ -453,6 +463,8 @@ class HysteresisElement:
             force[k] = _k.hyst_force(table, 0, istate, 0, fstate, 0, q[k])
             states[k] = istate[_k.I_STATE]
             start = k + 1
+        if at is not None:
+            force, states = force[at], states[at]
         return (force, states) if return_states else force
 
     def branch_force(self, side: str, branch: str, q: np.ndarray | float) -> np.ndarray:
@@ -603,6 +615,98 @@ def pack_elements(elements: Sequence[HysteresisElement]) -> PackedElements:
     table.setflags(write=False)
     return PackedElements(table=table, toff=toff, istate=istate, fstate=fstate,
                           names=tuple(e.name for e in elements))
+
+
+def sampled_history(q: Sequence[float] | np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A sampled deformation history [m or rad] as the state machine's steps, each reversal at
+    the record's turning point.
+
+    A record is samples of a continuous test; its rate is not recorded, and the backward
+    difference ``q[k] - q[k-1]`` first shows a reversal one sample after the turning point.
+    Updating the state there would start the transition segment (digest A.7) at that sample,
+    below the turning point, and shift the whole transition line by ``(k3 - k_F) dq`` (about
+    47 N for a 250 kN/m element at 0.25 mm per sample). The paper starts it where the rate
+    changes sign. So at each reversal two steps are added: the turning point with the old rate
+    (the branch carried up to it) and with the new one (the reversal).
+
+    The turning point: the extreme sample ``e`` of the reversal, moved to where the straight
+    lines through the two samples before it (``e-2``, ``e-1``) and the two after it (``e+1``,
+    ``e+2``) meet, when they meet between ``e-1`` and ``e+1`` and beyond ``q[e]`` by at most
+    half the shorter of the two steps. For a constant-rate test (a static rig's programme) that is the
+    commanded turning point whatever the sampling phase; for a smooth reversal the samples
+    crowd at the extreme and the extreme sample is already close. Otherwise (a plateau, fewer
+    than two samples on a side, noise that breaks the lines) it is the extreme sample itself.
+    The sample ``e`` is taken after the reversal when the lines meet before it.
+
+    Returns
+    -------
+    q_steps, rate_steps
+        The steps and their rates (backward differences; ``+-1`` at an added step) for
+        :func:`models._kernels.hysteresis.hyst_trace`.
+    at
+        Index of each record sample among the steps (``q_steps[at] == q``).
+    position
+        Fractional sample index of each step (for times: ``np.interp(position, ...)``).
+    """
+    q = np.ascontiguousarray(q, dtype=float)
+    n = q.size
+    qd = np.zeros(n)
+    if n > 1:
+        qd[1:] = np.diff(q)
+    moves = np.flatnonzero(qd)           # samples reached by a nonzero step
+    direction = np.sign(qd[moves])
+    turns = np.flatnonzero(direction[1:] != direction[:-1])
+    if turns.size == 0:
+        return q.copy(), qd, np.arange(n), np.arange(n, dtype=float)
+    q_out: list[np.ndarray] = []
+    qd_out: list[np.ndarray] = []
+    pos_out: list[np.ndarray] = []
+    at = np.empty(n, dtype=np.int64)
+    done = 0       # record samples copied so far
+    size = 0
+    for i in turns:
+        e = int(moves[i])                # the extreme sample (last of the old direction)
+        new_first = int(moves[i + 1])    # first sample reached in the new direction
+        old, new = float(direction[i]), float(direction[i + 1])
+        q_turn, j = q[e], 0.0
+        if new_first == e + 1 and e >= 2 and e + 2 < n:
+            s1 = q[e - 1] - q[e - 2]
+            s2 = q[e + 2] - q[e + 1]
+            if np.sign(s1) == old and np.sign(s2) == new:
+                jj = (q[e + 1] - q[e - 1] - s1 - s2) / (s1 - s2)
+                qt = q[e - 1] + s1 * (jj + 1.0)
+                beyond = old * (qt - q[e])
+                if -1.0 < jj < 1.0 and 0.0 <= beyond <= 0.5 * min(abs(s1), abs(s2)):
+                    q_turn, j = qt, jj
+        # record samples up to the insertion point, then the two steps at the turning point
+        stop = e if j < 0.0 else e + 1
+        seg = slice(done, stop)
+        m = stop - done
+        q_out.append(q[seg])
+        qd_out.append(qd[seg].copy())
+        pos_out.append(np.arange(done, stop, dtype=float))
+        at[seg] = np.arange(size, size + m)
+        size += m
+        q_out.append(np.array([q_turn, q_turn]))
+        qd_out.append(np.array([old, new]))
+        pos_out.append(np.array([e + j, e + j]))
+        size += 2
+        if j < 0.0:
+            # the extreme sample comes after the turn: it moves with the new rate
+            q_out.append(q[e:e + 1])
+            qd_out.append(np.array([new]))
+            pos_out.append(np.array([float(e)]))
+            at[e] = size
+            size += 1
+            stop = e + 1
+        done = stop
+    seg = slice(done, n)
+    q_out.append(q[seg])
+    qd_out.append(qd[seg].copy())
+    pos_out.append(np.arange(done, n, dtype=float))
+    at[seg] = np.arange(size, size + (n - done))
+    return (np.concatenate(q_out), np.concatenate(qd_out), at, np.concatenate(pos_out))
 
 
 def loop_energy(q: np.ndarray, force: np.ndarray) -> float:

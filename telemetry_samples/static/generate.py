@@ -11,13 +11,20 @@ Records
     element with backlash (2 mm / 1.5 mm), two-stage branches on both sides ("double loop"),
     different tables for positive and negative deflection. Test programme: symmetric cycles
     of growing amplitude (20, 40 mm, then beyond the 60 mm working range to 66 mm) and two
-    partial unload-reload loops, at 0.25 mm per sample.
+    partial unload-reload loops, at a constant 0.25 mm per sample.
 ``axial_brake_two_slips.csv``
     Axial transmission driving the friction brake (digest A.10): input-shaft angle
     ``q[rad]`` against moment ``force[N*m]``. Loaded past the slip level twice (the brake
     slips 0.8 rad, then 0.5 rad more: approach), then driven back through the shifted
     negative range until it slips once in reverse (0.2 rad: retraction), and returned, at
-    2 mrad per sample. The truth records the slips and the final cumulative shift.
+    a constant 2 mrad per sample. The truth records the slips and the final cumulative shift.
+
+Each record is a continuous test sampled, as a rig's logger samples it: the programme is
+driven at a constant rate through its turning points, the samples are taken at a fixed
+interval from a start that is not the programme's, and the turning points fall between
+samples (:func:`continuous_test`). The force at a sample is the element's along the
+continuous history (each turning point given with both rates, so the transition segment
+starts where the motion turned), not along the samples.
 
 Noise: zero-mean Gaussian on the force channel only, standard deviation ``NOISE[name]``
 (15 N lateral, 1.5 N m axial: load-cell noise of a static rig); the deflection channel is
@@ -85,19 +92,50 @@ NOISE = {"lateral_double_loop": 15.0, "axial_brake_two_slips": 1.5}
 UNITS = {"lateral_double_loop": ("mm", "N", 1e-3), "axial_brake_two_slips": ("rad", "N*m", 1.0)}
 
 
-def legs(peaks, step):
-    """Piecewise-linear programme through ``peaks`` from 0, ``step`` per sample."""
-    q = [0.0]
-    for p in peaks:
-        n = max(2, int(round(abs(p - q[-1]) / step)) + 1)
-        q.extend(np.linspace(q[-1], p, n)[1:])
-    return np.asarray(q)
+def continuous_test(peaks, step, start=0.4):
+    """A constant-rate programme from 0 through ``peaks`` [m or rad], moving ``step`` per
+    sample interval and starting ``start`` intervals after the first sample, sampled at the
+    interval up to its end.
+
+    Returns ``(q_path, rate_path, sample)``: the points where the element is stepped (every
+    sample, and each turning point twice, arriving with the old rate and leaving with the
+    new) with their rate signs, and the index of each sample among them.
+    """
+    turns = np.r_[0.0, np.asarray(peaks, dtype=float)]
+    times = start + np.r_[0.0, np.cumsum(np.abs(np.diff(turns)) / step)]
+    n = int(np.floor(times[-1])) + 1
+    q_path, rate, sample = [], [], []
+    k = 0
+    while k < n and k <= times[0]:           # at rest before the programme starts
+        sample.append(len(q_path))
+        q_path.append(0.0)
+        rate.append(0.0)
+        k += 1
+    for i in range(turns.size - 1):
+        d = float(np.sign(turns[i + 1] - turns[i]))
+        q_path.append(turns[i])              # leaving the turning point with the new rate
+        rate.append(d)
+        while k < n and k < times[i + 1]:
+            sample.append(len(q_path))
+            q_path.append(float(np.interp(k, times, turns)))
+            rate.append(d)
+            k += 1
+        q_path.append(turns[i + 1])          # arriving with the old rate
+        rate.append(d)
+        if k < n and k == times[i + 1]:
+            sample.append(len(q_path) - 1)
+            k += 1
+    return np.asarray(q_path), np.asarray(rate), np.asarray(sample)
 
 
+# Turning points that are not whole numbers of steps from each other: with the programme's
+# start between two samples they fall between samples
 PROGRAMMES = {
-    "lateral_double_loop": (LATERAL, legs([0.020, -0.020, 0.040, -0.040, 0.066, 0.030, 0.055,
-                                          -0.066, -0.032, -0.050, 0.0], 0.25e-3)),
-    "axial_brake_two_slips": (BRAKE, legs([3.8, 1.5, 4.3, 1.3, -0.9, 1.3], 2e-3)),
+    "lateral_double_loop": (LATERAL, continuous_test(
+        [0.0201, -0.0198, 0.0402, -0.0397, 0.0661, 0.0303, 0.0552, -0.0659, -0.0322, -0.0501,
+         0.0], 0.25e-3)),
+    "axial_brake_two_slips": (BRAKE, continuous_test([3.8013, 1.5007, 4.3011, 1.2995, -0.9009,
+                                                      1.3], 2e-3)),
 }
 
 
@@ -118,14 +156,14 @@ def perturbed_start(element, rng):
     raise RuntimeError("no valid perturbed start table found")
 
 
-def slips(element, q):
-    """Number of brake slips and the final cumulative shift along the programme."""
+def slips(element, q_path, rate):
+    """Number of brake slips and the final cumulative shift along the continuous programme."""
     from models._kernels import hysteresis as K
 
     p = pack_elements([element])
     ist, fst = p.fresh_state()
-    for k in range(q.size):
-        K.hyst_update(p.table, 0, ist, 0, fst, 0, q[k], q[k] - q[k - 1] if k else 0.0, k)
+    for k in range(q_path.size):
+        K.hyst_update(p.table, 0, ist, 0, fst, 0, q_path[k], rate[k], k)
     return int(ist[K.I_NSLIP]), float(fst[K.S_SHIFT])
 
 
@@ -155,9 +193,10 @@ def toml_text(d, header):
 
 def main() -> None:
     rng = np.random.default_rng(SEED)
-    for name, (spec, q) in PROGRAMMES.items():
+    for name, (spec, (q_path, rate, sample)) in PROGRAMMES.items():
         element = element_from_dict(spec)
-        force = element.trace(q)
+        force = element.trace(q_path, qdot=rate)[sample]
+        q = q_path[sample]
         sigma = NOISE[name]
         noisy = force + rng.normal(0.0, sigma, q.size)
         qunit, funit, qscale = UNITS[name]
@@ -172,7 +211,7 @@ def main() -> None:
             "generator": "telemetry_samples/static/generate.py",
             "versions": {k: v for k, v in versions().items() if k in ("numpy", "dockrecon")},
         }
-        truth["slips"], truth["final_shift"] = slips(element, q)
+        truth["slips"], truth["final_shift"] = slips(element, q_path, rate)
         write_json(truth, HERE / f"{name}.truth.json")
         start = perturbed_start(element, rng)
         sd = rounded(start.to_dict())

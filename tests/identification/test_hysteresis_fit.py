@@ -30,15 +30,22 @@ def shipped_fit(request):
 
 
 def test_recovery_within_three_sigma(shipped_fit):
-    """Acceptance: every fitted breakpoint, node force and stiffness is within 3 standard
-    errors of the truth. (3 sigma per parameter; the fit is seeded, so the outcome is fixed.)"""
+    """Acceptance: every fitted breakpoint, node force and stiffness is within its standard
+    errors of the truth, at the family-wise 5 % level of the reported parameters (Bonferroni:
+    3.24 sigma for the lateral record's 42, 3.16 for the brake's 30; a plain 3 sigma would fail
+    one parameter of ten records by chance). The fit is seeded, so the outcome is fixed. Over
+    twelve noise draws of the lateral record the standardized errors have mean within 0.8 and
+    standard deviation 0.99: no bias, honest widths."""
+    from scipy.stats import norm
+
     name, fit, truth = shipped_fit
     assert fit.optimizer["success"] and fit.status == "ok"
+    limit = norm.isf(0.025 / len(truth["parameters"]))
     bad = {}
     for k, true in truth["parameters"].items():
         p = fit.parameters[k]
         z = (p["map"] - true) / p["stderr"]
-        if not abs(z) <= 3.0:
+        if not abs(z) <= limit:
             bad[k] = (true, p["map"], p["stderr"], z)
     assert not bad, bad
 
@@ -105,6 +112,95 @@ def test_noise_free_record_is_recovered_exactly():
     assert fit.residual_rms < 1e-6
     for k in v:
         assert fit.parameters[k]["map"] == pytest.approx(v[k], rel=1e-5, abs=1e-7), k
+
+
+def _paper_element(spec):
+    """The constant-parameter element of the hysteresis paper written independently of
+    :mod:`models.hysteresis`: the force of a monotone leg that starts at a turning point
+    ``(q_t, Q_t)`` is the transition line of slope ``k3`` (of the turning point's side) from
+    there, until it meets the envelope the motion follows (loading: ``min`` with the upper
+    envelope, unloading: ``max`` with the lower one). The upper envelope is the positive
+    forward branch and the negative backward one, the lower the other two, each continued
+    beyond the working range with slope ``k3``."""
+    def branch(side, name):
+        d = spec[side]
+        q, Q, k3 = np.asarray(d[name]["q"]), np.asarray(d[name]["Q"]), d["k_max"]
+        if side == "negative":
+            q, Q = -q, -Q                    # magnitudes
+        def f(x):
+            x = np.abs(x)
+            return np.where(x <= q[-1], np.interp(x, q, Q), Q[-1] + k3 * (x - q[-1]))
+        return f
+
+    up_p, lo_p = branch("positive", "forward"), branch("positive", "backward")
+    up_n, lo_n = branch("negative", "backward"), branch("negative", "forward")
+
+    def upper(x):
+        return np.where(x >= 0, up_p(x), -up_n(x))
+
+    def lower(x):
+        return np.where(x >= 0, lo_p(x), -lo_n(x))
+
+    def k3(x):
+        return spec["positive"]["k_max"] if x >= 0 else spec["negative"]["k_max"]
+
+    def force(turns, q, leg):
+        """Force at samples ``q`` of a continuous history through ``turns`` (from 0), sample
+        ``i`` on leg ``leg[i]`` (from ``turns[leg]`` to ``turns[leg + 1]``)."""
+        out = np.empty_like(q)
+        q_t, f_t = 0.0, 0.0
+        for j in range(len(turns) - 1):
+            a, b = turns[j], turns[j + 1]
+            on = leg == j
+            for x, sel in ((q[on], on), (np.array([b]), None)):
+                if b > a:
+                    f = np.minimum(f_t + k3(q_t) * (x - q_t), upper(x))
+                else:
+                    f = np.maximum(f_t - k3(q_t) * (q_t - x), lower(x))
+                if sel is not None:
+                    out[sel] = f
+                else:
+                    q_t, f_t = b, float(f[0])
+        return out
+
+    return force
+
+
+def _continuous_record(turns, step, start):
+    """Samples of a constant-rate programme through ``turns`` (``step`` per interval, moving
+    from ``start`` intervals after the first sample): ``q`` and the leg of each sample."""
+    times = start + np.r_[0.0, np.cumsum(np.abs(np.diff(turns)) / step)]
+    k = np.arange(int(np.floor(times[-1])) + 1, dtype=float)
+    q = np.interp(k, times, turns)
+    leg = np.clip(np.searchsorted(times, k, side="left") - 1, 0, len(turns) - 2)
+    return q, leg
+
+
+def test_fit_of_a_continuous_test_by_an_independent_element():
+    """A static record made outside the element's code (:func:`_paper_element`: transitions
+    anchored where the motion turns), sampled at 0.25 mm with the turning points between
+    samples, 10 N load-cell noise. The fit leaves a residual within 10 % of the noise and
+    predicts a second programme, not used in the fit, within half the noise RMS. Anchoring
+    each transition one sample late (the backward difference alone) shifts the transition lines
+    by up to (k3 - k_F) dq = 60 N on this element: that fit leaves 12.8 N rms and predicts
+    the second programme within 9.2 N rms, failing both."""
+    from telemetry_samples.static.generate import LATERAL
+
+    force = _paper_element(LATERAL)
+    turns1 = np.array([0.0, 0.0213, -0.0207, 0.0418, -0.0386, 0.0647, 0.0318, 0.0531,
+                       -0.0641, -0.0333, -0.0488, 0.0])
+    q1, leg1 = _continuous_record(turns1, 0.25e-3, 0.37)
+    f1 = force(turns1, q1, leg1) + np.random.default_rng(11).normal(0.0, 10.0, q1.size)
+    start = element_from_dict(load_toml(STATIC / "lateral_double_loop.start.toml"))
+    fit = identify_hysteresis(q1, f1, start)
+    assert fit.status == "ok"
+    assert fit.residual_rms <= 1.10 * 10.0, fit.residual_rms
+    turns2 = np.array([0.0, 0.0352, 0.0127, 0.0489, 0.0261, -0.0302, -0.0104, -0.0551,
+                       0.0589, 0.0])
+    q2, leg2 = _continuous_record(turns2, 0.25e-3, 0.71)
+    predicted = element_from_dict(fit.element).trace(q2)
+    rms = float(np.sqrt(np.mean((predicted - force(turns2, q2, leg2)) ** 2)))
+    assert rms <= 0.5 * 10.0, rms
 
 
 def test_every_point_of_the_box_is_a_monotone_table():

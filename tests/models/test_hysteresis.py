@@ -258,8 +258,9 @@ def _rich_history(amplitudes, n=400):
 HIST_ASYM = np.r_[
     _rich_history([4.5, 2.0, 3.5, 1.5, 6.0, 4.8, 5.5, 0.0, -3.0, -1.0, -5.0, -2.5, -3.5, 1.2,
                    2.8, 0.5, -4.5, 0.0]),
-    # one coarse step from a transition segment straight into the band (3 -> 0), both sides
-    np.linspace(0.0, 1.2, 50)[1:], 1.15, 0.3, np.linspace(0.0, -1.2, 50), -1.15, -0.3]
+    # one coarse step from a transition segment straight into the band (3 -> 0), both sides:
+    # the reversal at 1.2 (the extreme sample), 1.19 still on its transition segment
+    np.linspace(0.0, 1.2, 50)[1:], 1.19, 0.3, np.linspace(0.0, -1.2, 50), -1.19, -0.3]
 
 
 def _transitions(states):
@@ -345,8 +346,9 @@ def test_minor_loop_energy_equals_polygon_through_transition_segments():
 
 def test_small_oscillation_inside_transition_is_reversible():
     e = _elem(ASYM)
-    # reversal at 3.45 (the first sample with qdot < 0 is the end of the transition segment),
-    # then oscillations between 3.40 and 3.45 stay on it: Q changes by k3 dq both ways
+    # reversal at 3.5 (the extreme sample: the turning point of the record), then
+    # oscillations between 3.40 and 3.45 stay on its transition segment: Q changes by k3 dq
+    # both ways
     q = np.r_[np.linspace(0, 3.5, 351), 3.45 - 0.05 * np.abs(np.sin(np.linspace(0, 20, 400)))]
     f, s = e.trace(q, return_states=True)
     assert np.all(s[351:] == 3)
