@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import DataError, InputError
+from models.errors import DataError, InputError, check_room, free_bytes, is_no_space, no_space
 from models.units import dimensionless, to_si
 
 __all__ = [
@@ -32,6 +32,9 @@ __all__ = [
     "write_json",
     "read_json",
     "parse_header",
+    "check_room",
+    "free_bytes",
+    "no_space",
 ]
 
 _HEADER = re.compile(r"^\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<unit>[^\[\]]*)\])?\s*$")
@@ -51,17 +54,24 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        yield tmp
-        with contextlib.suppress(OSError):
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        os.replace(tmp, path)
+        try:
+            yield tmp
+            with contextlib.suppress(OSError):
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            os.replace(tmp, path)
+        except Exception as exc:
+            if is_no_space(exc):
+                raise no_space(path) from None
+            raise
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
 
 
 def parse_header(header: str) -> tuple[str, str | None]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from identification.result import Posterior, Result
+from models.errors import check_room
 from recon.io import atomic_path, write_json, write_table
 
 __all__ = ["write_result", "file_digest", "check_files", "write_inference_data",
@@ -88,6 +89,9 @@ def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequ
     for n, u in zip(names, units):
         idata.posterior[n].attrs["unit"] = u
     path = Path(path)
+    # HDF5 is not written into a device that cannot hold it (models.errors.check_room)
+    check_room(path, 1.2 * sum(v.nbytes for g in idata.groups()
+                               for v in idata[g].data_vars.values()))
     with atomic_path(path) as tmp:
         idata.to_netcdf(str(tmp), engine="h5netcdf")
     return path

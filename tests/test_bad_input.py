@@ -352,18 +352,24 @@ def test_initial_conditions_are_blamed_on_their_file(cli_run, tmp_path):
 
 def test_the_readme_exit_code_table_is_what_the_code_does():
     """The README's table of exit codes lists exactly the codes the command line uses, with
-    the meanings the tests above assert (2 the user's input, 65 untrustworthy data)."""
+    the meanings the tests assert (2 the user's input, 65 untrustworthy data, 74 no room,
+    75 a busy output; tests/recon/app/test_outputs_faults.py)."""
     import re
+    import signal
 
-    from models.errors import DataError, InputError
+    from models.errors import DataError, InputError, OutputError
     from recon.app.cli import EXIT_STATUS
+    from recon.app.outputs import OutputBusy
 
     text = (ROOT / "README.md").read_text()
     table = text[text.index("### Exit codes and errors"):text.index("### Outputs")]
     rows = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\| (\d+) \| ([^|]+)\|", table,
                                                            re.M)}
-    assert set(rows) == {0, 1, 2, 3, 4, 65, 130}
+    assert set(rows) == {0, 1, 2, 3, 4, 65, 74, 75, 130, 143}
     assert InputError.exit_code == 2 and "user's input" in rows[2]
+    assert OutputError.exit_code == 74 and "room" in rows[74]
+    assert OutputBusy.exit_code == 75 and "another run" in rows[75]
+    assert 128 + signal.SIGTERM == 143 and "SIGTERM" in rows[143]
     assert DataError.exit_code == 65 and "cannot be read or trusted" in rows[65]
     assert EXIT_STATUS == {"implausible": 3, "failed": 4}
     assert "implausible" in rows[3] and "failed" in rows[4]

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import InputError
+from models.errors import InputError, check_room
 from models.limits import checked_table
 from identification.result import Posterior, Result
 
@@ -337,6 +337,40 @@ def _check_resumed(log_prob, state, path: Path, k: int) -> None:
             "--resume", source=str(path))
 
 
+#: bytes HDF5 writes per walker-step beyond the position and log probability (acceptance,
+#: chunk and group bookkeeping), and the room kept free under every write [bytes]
+_STEP_OVERHEAD = 16
+_ROOM_MARGIN = 1 << 20
+
+
+def _chain_bytes(walkers: int, d: int, steps: int) -> int:
+    """Bytes of ``steps`` steps of one ensemble's chain file group: positions, log
+    probabilities and bookkeeping, float64."""
+    return int(steps) * int(walkers) * (8 * (d + 1) + _STEP_OVERHEAD)
+
+
+def _guarded_backend(emcee):
+    """emcee's HDF5 backend that checks its device's room before every write.
+
+    libhdf5 does not fail cleanly on a full device: after the first failed write the file's
+    objects cannot be closed and the process can die in the library (SIGSEGV) without a word.
+    So no write is started without room for it plus a margin; when the room is not there the
+    run stops with :class:`models.errors.OutputError` (exit 74) naming the chain file, its steps
+    so far intact for ``--resume``."""
+    class GuardedHDFBackend(emcee.backends.HDFBackend):
+        def grow(self, ngrow, blobs):
+            check_room(self.filename, _chain_bytes(self.shape[0], self.shape[1], 1),
+                       margin=_ROOM_MARGIN)
+            return super().grow(ngrow, blobs)
+
+        def save_step(self, state, accepted):
+            walkers, d = np.shape(state.coords)
+            check_room(self.filename, _chain_bytes(walkers, d, 1), margin=_ROOM_MARGIN)
+            return super().save_step(state, accepted)
+
+    return GuardedHDFBackend
+
+
 def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, seed, resume,
               start, fingerprint=None):
     """The ensembles' samplers over their HDF5 groups and each one's initial state (None
@@ -373,13 +407,19 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
         if path.exists():
             path.unlink()
         path.parent.mkdir(parents=True, exist_ok=True)
+        # the whole run's chains, asked for before the first step: a device that cannot hold
+        # them is refused now, not after hours of sampling
+        check_room(path, settings.ensembles * _chain_bytes(settings.walkers, d,
+                                                           settings.max_steps),
+                   margin=_ROOM_MARGIN)
         with h5py.File(path, "w") as f:
             f.attrs["dockrecon"] = json.dumps(meta)
     # one independent stream per ensemble: its initial ball and its emcee generator
     child = np.random.SeedSequence(seed).spawn(settings.ensembles)
     out = []
+    backend_type = _guarded_backend(emcee)
     for k in range(settings.ensembles):
-        backend = emcee.backends.HDFBackend(str(path), name=f"ensemble_{k}")
+        backend = backend_type(str(path), name=f"ensemble_{k}")
         fresh = not (resume and backend.initialized and backend.iteration > 0)
         if fresh:
             backend.reset(settings.walkers, d)

@@ -158,6 +158,10 @@ def _options(value: Any, key: str, src: str) -> dict[str, Any]:
     return out
 
 
+#: what a campaign (or a calibration study) writes in its directory beside the flights: no
+#: flight may be named so
+CAMPAIGN_FILES = frozenset({"campaign.json", "catalog.parquet", "report.html", "report.pdf",
+                            "calibration.json", "telemetry"})
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
@@ -172,9 +176,13 @@ def _spec(entry: Mapping[str, Any], defaults: Mapping[str, Any], base: Path, key
     options.update(_options(entry.get("options", {}), f"{key}.options", src))
     name = merged.get("name")
     if not isinstance(name, str) or not name or not set(name) <= _NAME_OK \
-            or name in (".", ".."):
-        raise InputError("must be a name of letters, digits, '-', '_' and '.'",
-                         key=f"{key}.name", source=src)
+            or name.startswith("."):
+        raise InputError("must be a name of letters, digits, '-', '_' and '.', not starting "
+                         "with '.'", key=f"{key}.name", source=src)
+    if name in CAMPAIGN_FILES:
+        raise InputError(f"{name!r} is a file of the campaign directory itself (its own "
+                         f"files: {', '.join(sorted(CAMPAIGN_FILES))}); name the flight "
+                         "otherwise", key=f"{key}.name", source=src)
     tel = merged.get("telemetry")
     tels = [tel] if isinstance(tel, str) else tel
     if not isinstance(tels, list) or not tels:
@@ -490,14 +498,25 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     return Client(cluster), cluster
 
 
-def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Worker, *,
-                 workers: int | None = None, scheduler: str | None = None,
+def run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Worker,
+                 **options: Any) -> dict[str, Any]:
+    """Reconstruct every flight of ``specs`` into ``out`` with ``worker`` on Dask (module
+    docstring) and write the catalog; returns the ``campaign.json`` document. ``out`` is
+    locked for the run (:func:`recon.app.outputs.locked`: a second campaign into it refuses,
+    naming this one). Options: :func:`_run_campaign`."""
+    from recon.app.outputs import locked
+
+    with locked(out):
+        return _run_campaign(specs, out, worker, **options)
+
+
+def _run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: Worker, *,
+                  workers: int | None = None, scheduler: str | None = None,
                  resume: bool = False, settings: Mapping[str, Any] | None = None,
                  progress: Callable[[dict], None] | None = None,
                  on_flight: Callable[[str, dict], None] | None = None,
                  threads: int | None = None) -> dict[str, Any]:
-    """Reconstruct every flight of ``specs`` into ``out`` with ``worker`` on Dask (module
-    docstring) and write the catalog; returns the ``campaign.json`` document.
+    """:func:`run_campaign` with ``out`` locked.
 
     Parameters
     ----------

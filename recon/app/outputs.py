@@ -15,6 +15,11 @@ The contract (README, "Outputs"):
   was none) and the staging directory holding the run so far: ``--resume`` continues its
   chains from there. A report is part of the directory and is built before the swap, so an old
   report never sits beside a new result or the reverse.
+* **One run at a time.** A run holds a lock on its output directory, ``.DIR.lock`` beside it
+  (:func:`locked`, an advisory ``flock`` that the system drops when the process ends, however
+  it ends): a second run into the same directory refuses at once, naming the holder (process,
+  host, command, start), exit 75 (``sysexits`` EX_TEMPFAIL: try again later), instead of racing
+  the first for its staging directory.
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ from pathlib import Path
 from models.errors import InputError
 
 __all__ = ["check_writable", "staging", "commit", "recover", "replaced_whole", "resumable",
-           "STAGING_SUFFIX"]
+           "locked", "OutputBusy", "STAGING_SUFFIX"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +50,64 @@ _SWAPPED_OUT = ".swapped-out"
 
 def _staging_path(path: Path) -> Path:
     return path.with_name(f".{path.name}{STAGING_SUFFIX}")
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.lock")
+
+
+class OutputBusy(InputError):
+    """The output directory is being written by another run (:func:`locked`). Exit 75."""
+
+    exit_code = 75
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike):
+    """``with locked(DIR):`` hold DIR's lock (module docstring) for the block; raises
+    :class:`OutputBusy` naming the holder when another process holds it."""
+    path = Path(path)
+    try:
+        import fcntl
+    except ImportError:           # no flock (not POSIX): runs are not serialised
+        yield path
+        return
+    lock = _lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+            holder = os.read(fd, 4096).decode(errors="replace").strip() or "unknown holder"
+            os.close(fd)
+            raise OutputBusy(f"another run is writing this directory ({holder}); wait for it "
+                             "to end or give another output", source=str(path)) from None
+        try:   # the holder before us may have removed the file between our open and lock
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        import shlex
+        import socket
+        import sys
+        import time
+
+        os.ftruncate(fd, 0)
+        os.write(fd, (f"pid {os.getpid()} on {socket.gethostname()}, "
+                      f"{shlex.join(['dockrecon'] + sys.argv[1:])[:300]}, since "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S')}\n").encode())
+        yield path
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        os.close(fd)
 
 
 def _old_path(path: Path) -> Path:
@@ -187,14 +250,15 @@ def replaced_whole(path: str | os.PathLike, *, resume: bool = False):
     """``with replaced_whole(DIR) as stage:`` write the result into ``stage``; when the block
     ends without an exception, ``stage`` replaces ``DIR`` whole. On an exception ``DIR`` is
     untouched; ``stage`` stays for ``--resume`` when it holds chains, and is removed
-    otherwise."""
-    stage = staging(path, resume=resume)
-    try:
-        yield stage
-    except BaseException:
-        if any((stage / name).exists() for name in RESUMABLE):
-            log.warning("%s: the run so far is in %s; --resume continues it", path, stage)
-        else:                                    # nothing to resume: leave no trace
-            shutil.rmtree(stage, ignore_errors=True)
-        raise
-    commit(stage, path)
+    otherwise. ``DIR`` is locked for the block (:func:`locked`)."""
+    with locked(path):
+        stage = staging(path, resume=resume)
+        try:
+            yield stage
+        except BaseException:
+            if any((stage / name).exists() for name in RESUMABLE):
+                log.warning("%s: the run so far is in %s; --resume continues it", path, stage)
+            else:                                    # nothing to resume: leave no trace
+                shutil.rmtree(stage, ignore_errors=True)
+            raise
+        commit(stage, path)

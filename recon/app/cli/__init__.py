@@ -28,8 +28,20 @@ Exit codes
     a data file is there but cannot be read or trusted (empty, corrupt, time backwards, values
     non-finite or beyond their physical range, a wrong unit), as ``sysexits`` EX_DATAERR; the
     same file gets the same code from every command (README, "Exit codes and errors").
+74
+    an output could not be written for want of room (device full, quota used), as
+    ``sysexits`` EX_IOERR: one line naming the file; the earlier output is left as it was
+    (a result directory is swapped in whole or not at all; chains stop, resumable, before
+    HDF5 meets the full device).
+75
+    the output directory is being written by another run (``reconstruct``, ``identify rig``,
+    ``campaign``): one line naming the holder (process, host, command, start), as
+    ``sysexits`` EX_TEMPFAIL.
 130
     interrupted (Ctrl-C).
+143
+    terminated (SIGTERM), unwound as Ctrl-C is: the earlier result intact, a run with chains
+    kept for ``--resume``.
 
 Data go to files or stdout (``--json``); logs and progress go to stderr. ``-v`` / ``-q`` work
 before or after the subcommand.

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 
 import click
 
-from models.errors import InputError
+from models.errors import InputError, OutputError, is_no_space, no_space
 
 __all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path",
            "seed_option",
@@ -61,6 +63,23 @@ def configure_logging(ctx: click.Context) -> None:
                         stream=sys.stderr, force=True)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or ``kill``'s stop), raised where the program is, so that it
+    unwinds as Ctrl-C does: staging directories cleaned or kept for ``--resume``, the earlier
+    result intact, one line, exit 143 (128 + 15)."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def _interrupted(exc: BaseException) -> tuple[str, int]:
+    """The line and exit code of an interruption."""
+    if isinstance(exc, Terminated):
+        return "error: terminated (SIGTERM)", 128 + signal.SIGTERM
+    return "error: interrupted", 130
+
+
 class Group(click.Group):
     """A click group that turns every error into one line on stderr and an exit code: the
     user's (a wrong option, a bad file) 2 or 65, an internal failure 1 (traceback with
@@ -70,6 +89,16 @@ class Group(click.Group):
              **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, _raise_terminated)
+        try:
+            self._main_standalone(args, prog_name, complete_var, **extra)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _main_standalone(self, args, prog_name, complete_var, **extra):
         try:
             rv = super().main(args, prog_name, complete_var, False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:    # a bare group: its help
@@ -83,9 +112,10 @@ class Group(click.Group):
         except click.ClickException as exc:
             click.echo(f"error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
-        except (click.exceptions.Abort, KeyboardInterrupt, EOFError):
-            click.echo("error: interrupted", err=True)
-            sys.exit(130)
+        except (click.exceptions.Abort, KeyboardInterrupt, EOFError) as exc:
+            line, code = _interrupted(exc)
+            click.echo(line, err=True)
+            sys.exit(code)
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context):
@@ -98,16 +128,31 @@ class Group(click.Group):
                 traceback.print_exc()
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("error: interrupted", err=True)
-            ctx.exit(130)
-        except Exception as exc:  # an internal failure, not the user's
+        except KeyboardInterrupt as exc:
+            line, code = _interrupted(exc)
+            click.echo(line, err=True)
+            ctx.exit(code)
+        except Exception as exc:
+            if is_no_space(exc):   # a full device met outside the guarded writes
+                if verbosity(ctx) > 0:
+                    traceback.print_exc()
+                where = getattr(exc, "filename", None)
+                click.echo(f"error: {no_space(where) if where else _no_space_line(exc)}",
+                           err=True)
+                ctx.exit(OutputError.exit_code)
+            # an internal failure, not the user's
             if verbosity(ctx) > 0:
                 traceback.print_exc()
             else:
                 click.echo(f"error: internal failure: {exc.__class__.__name__}: {exc} "
                            "(run with -v for the traceback)", err=True)
             ctx.exit(1)
+
+
+def _no_space_line(exc: BaseException) -> str:
+    """The one line of a full device whose file the library did not name."""
+    return ("no space left on the device of the output (the library writing it did not name "
+            f"the file: {str(exc).splitlines()[0][:200]}); the earlier output is left as it was")
 
 
 def _verbose(ctx: click.Context, param, value):
