@@ -60,7 +60,7 @@ import numpy as np
 from models._kernels import appendage as _k
 from models._kernels.appendage_integrate import integrate as _integrate
 from models.errors import InputError
-from models.limits import check_range
+from models.limits import check_memory, check_range
 
 __all__ = [
     "Spacecraft", "Rod", "Hinge", "Load", "Clamp", "InitialState", "AppendageConfig",
@@ -604,6 +604,10 @@ def simulate(config: AppendageConfig, *, formulation: str | None = None, rtol: f
             raise InputError(f"must be a positive number, got {v!r}", key=name)
     packed = config.pack()
     y0 = config.initial_vector(form)
+    # the state, bending and output table at every output point, and the table's copy
+    check_memory(8.0 * config.output_points * (2 * (len(y0) + 2 * config.n) + 8),
+                 key="output_points",
+                 what=f"{config.output_points} output points of {len(y0)} states")
     t_out = np.linspace(0.0, config.duration, config.output_points)
     n = config.n
     Y = np.zeros((len(t_out), len(y0)))

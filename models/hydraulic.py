@@ -50,7 +50,7 @@ import numpy as np
 from models._kernels import hydraulic as K
 from models.rigid_body import euler_from_quat, quat_from_euler, quat_to_dcm
 from models.errors import InputError
-from models.limits import check_range
+from models.limits import check_memory, check_range
 
 __all__ = [
     "ActuatorParams", "SolverSettings", "LoadSettings", "HexapodGeometry", "RigConfig",
@@ -618,9 +618,14 @@ def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
       sequential-impulse co-simulation with ``[solver]``; ``model="reference"`` the single-rate
       stand-alone model with load force ``command.load_force`` (default ``m g``).
     """
+    given = t_end is not None
     t_end = float(command.t[-1]) if t_end is None else float(t_end)
     if not t_end > 0:
         raise InputError("the command must span a positive time", key="t")
+    # output every millisecond from t = 0: the columns and the trace they are taken from
+    n_cols = 38 if config.hexapod is not None else 10
+    check_memory(8.0 * 2 * n_cols * (t_end / 1e-3 + 1), key="--t-end" if given else "t",
+                 what=f"{t_end:.6g} s of rig output at 1 kHz from t = 0")
     cols: dict[str, np.ndarray] = {}
     units: dict[str, str] = {"t": "s"}
     if config.hexapod is not None:

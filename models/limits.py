@@ -162,3 +162,30 @@ def vector(d: Mapping[str, Any], key: str, prefix: str, shape: tuple, default=No
     if not np.all(np.isfinite(a)):
         raise InputError("must be finite", key=prefix + key)
     return a
+
+
+def available_memory() -> int | None:
+    """Memory a new allocation can have without swapping [bytes]: Linux's ``MemAvailable``;
+    None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+#: the share of the available memory one run's arrays may take before it is refused
+MEMORY_SHARE = 0.8
+
+
+def check_memory(nbytes: float, *, key: str, what: str) -> None:
+    """Refuse, before allocating, arrays of about ``nbytes`` [bytes] that the machine cannot
+    hold (more than :data:`MEMORY_SHARE` of the available memory): :class:`InputError`
+    naming ``key``, with the estimate, instead of a MemoryError or the swap after minutes."""
+    avail = available_memory()
+    if avail is not None and nbytes > MEMORY_SHARE * avail:
+        raise InputError(f"{what} needs about {nbytes / 1e9:.3g} GB of memory; this machine "
+                         f"has {avail / 1e9:.3g} GB available", key=key)

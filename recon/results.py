@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from identification.result import Posterior, Result
-from models.errors import check_room
+from models.errors import InputError, check_room
 from recon.io import atomic_path, write_json, write_table
 
-__all__ = ["write_result", "file_digest", "check_files", "write_inference_data",
+__all__ = ["write_result", "file_digest", "check_files", "check_result", "write_inference_data",
            "read_posterior"]
 
 
@@ -50,6 +50,57 @@ def file_digest(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+#: the JSON type of each entry a result of any kind may have (a kind's own entries are its
+#: builder's to read); a parameter's entry and its numeric fields
+_ENTRY_TYPES: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "status": (str,), "status_reason": (str,), "warnings": (list,),
+    "parameters": (dict,), "diagnostics": (dict,), "identifiability": (dict,), "loads": (dict,),
+    "energy": (dict,), "settings": (dict,), "versions": (dict,), "seed": (int,),
+    "events": (list,), "trajectory": (dict,), "files": (list,), "digests": (dict,),
+}
+_PARAMETER_NUMBERS = ("map", "median", "stderr", "start")
+_PARAMETER_PAIRS = ("ci68", "ci95")
+_JSON_NAMES = {str: "a string", list: "a list", dict: "an object", int: "a whole number",
+               float: "a number"}
+
+
+def check_result(doc: Any, source: str | os.PathLike) -> dict[str, Any]:
+    """``doc`` (a ``result.json`` as read) when its shared entries have their types: an
+    object, ``parameters`` an object of objects whose numbers are numbers and intervals pairs,
+    and the other shared entries (:data:`_ENTRY_TYPES`) of their kind. Raises
+    :class:`InputError` naming the file and the key of the first that is not (an edited or
+    damaged result), instead of failing somewhere in a report builder."""
+    src = str(source)
+
+    def bad(key: str, want: str, got: Any) -> InputError:
+        return InputError(f"must be {want}, got {type(got).__name__} {str(got)[:60]!r} (an "
+                          "edited or damaged result?)", key=key, source=src)
+
+    if not isinstance(doc, dict):
+        raise InputError("not a dockrecon result (expected a JSON object)", source=src)
+    for key, types in _ENTRY_TYPES.items():
+        v = doc.get(key)
+        if v is not None and (not isinstance(v, types) or isinstance(v, bool)):
+            raise bad(key, _JSON_NAMES[types[0]], v)
+    for name, entry in (doc.get("parameters") or {}).items():
+        if not isinstance(entry, dict):
+            raise bad(f"parameters.{name}", "an object", entry)
+        for f in _PARAMETER_NUMBERS:
+            v = entry.get(f)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise bad(f"parameters.{name}.{f}", "a number", v)
+        for f in _PARAMETER_PAIRS:
+            v = entry.get(f)
+            if v is not None and not (isinstance(v, list) and len(v) == 2 and all(
+                    x is None or (isinstance(x, (int, float)) and not isinstance(x, bool))
+                    for x in v)):
+                raise bad(f"parameters.{name}.{f}", "a pair of numbers", v)
+    for i, f in enumerate(doc.get("files") or ()):
+        if not isinstance(f, str):
+            raise bad(f"files[{i}]", "a file name", f)
+    return doc
 
 
 def check_files(doc: Mapping[str, Any], directory: str | os.PathLike) -> dict[str, str]:

@@ -81,14 +81,23 @@ def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, 
         stem = path.stem
         if not path.exists():
             raise InputError("no such file or directory", source=str(path))
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputError("not a dockrecon result (expected a JSON object)", source=str(path))
+    from recon.results import check_result
+
+    data = check_result(read_json(path), path)
     kind = data.get("kind")
     if kind not in BUILDERS:
         known = ", ".join(sorted(BUILDERS))
         raise InputError(f"unknown result kind {kind!r} (known: {known})" if kind is not None
                          else f"not a dockrecon result: no 'kind' (known: {known})",
                          source=str(path))
-    return write_report(BUILDERS[kind](data, path), directory or path.parent, stem=stem,
-                        formats=formats)
+    try:
+        report = BUILDERS[kind](data, path)
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        # an entry of this kind's own that is not of the form its writer gives it (the shared
+        # entries were checked above): the file's fault, named, with -v for the traceback
+        raise InputError(f"an entry of this {kind} result is not of the form dockrecon writes "
+                         f"({type(exc).__name__}: {str(exc)[:120]}); an edited or damaged "
+                         "result?", source=str(path)) from exc
+    return write_report(report, directory or path.parent, stem=stem, formats=formats)

@@ -476,3 +476,94 @@ def test_report_of_a_bad_result(cli_run, tmp_path, kind):
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
     assert len(errors) == 1 and str(d) in errors[0] and "Traceback" not in r.output
     assert ({p.name for p in d.iterdir()} if d.exists() else set()) == before
+
+
+@pytest.mark.parametrize("edit", [
+    ("parameters", ["not", "an", "object"], "'parameters'"),
+    ("parameters.rel_pos_x", 3.0, "'parameters.rel_pos_x'"),
+    ("parameters.rel_pos_x.median", "fast", "'parameters.rel_pos_x.median'"),
+    ("parameters.rel_pos_x.ci95", [1.0], "'parameters.rel_pos_x.ci95'"),
+    ("diagnostics", "none", "'diagnostics'"),
+    ("warnings", {"a": 1}, "'warnings'"),
+    ("files", [3], "'files[0]'"),
+    ("energy", [1, 2], "'energy'"),
+], ids=lambda e: e[0] if isinstance(e, tuple) else str(e))
+def test_report_of_a_result_with_an_entry_of_the_wrong_type(cli_run, tmp_path, edit):
+    """``report`` of a result.json whose entry has another type than dockrecon writes: exit 2,
+    one line naming the file and the key, no report written (not an AttributeError)."""
+    import json
+    import shutil
+
+    key, value, named = edit
+    out = tmp_path / "res"
+    shutil.copytree(ROOT / "tests" / "reports" / "data" / "reconstruction", out)
+    for stale in out.glob("report.*"):
+        stale.unlink()
+    doc = json.loads((out / "result.json").read_text())
+    *parents, last = key.split(".")
+    node = doc
+    for p in parents:
+        node = node[p]
+    node[last] = value
+    (out / "result.json").write_text(json.dumps(doc))
+    r = cli_run("report", out)
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2, r.output
+    assert len(lines) == 1 and "result.json" in lines[0] and named in lines[0], lines
+    assert not list(out.glob("report.*"))
+
+
+def test_report_of_a_kind_entry_of_the_wrong_form_names_the_file(cli_run, tmp_path):
+    """An entry of the kind's own (the hysteresis fit's ``element``) that is not what the
+    builder reads: one line naming the file, exit 2."""
+    import json
+
+    doc = json.loads((ROOT / "tests" / "reports" / "data" / "hysteresis.json").read_text())
+    doc["fitted"] = "gone"
+    path = tmp_path / "fit.json"
+    path.write_text(json.dumps(doc))
+    r = cli_run("report", path)
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2, r.output
+    assert len(lines) == 1 and str(path) in lines[0] and "not of the form" in lines[0]
+
+
+def test_appendage_output_that_cannot_fit_in_memory_is_refused_up_front(cli_run, tmp_path):
+    """``output_points`` whose arrays exceed the machine's memory: exit 2 at once, naming the
+    file and key with the estimate, no output (not a MemoryError)."""
+    cfg = tmp_path / "app.toml"
+    text = (ROOT / "models" / "presets" / "appendage_pulse.toml").read_text()
+    import re
+
+    cfg.write_text(re.sub(r"(?m)^output_points\s*=.*$", "output_points = 2000000000", text))
+    r = cli_run("simulate", "appendage", cfg, "-o", tmp_path / "o.parquet")
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2, r.output
+    assert len(lines) == 1 and str(cfg) in lines[0] and "'output_points'" in lines[0]
+    assert "GB of memory" in lines[0] and not (tmp_path / "o.parquet").exists()
+
+
+def test_rig_command_starting_late_warns_and_a_run_too_long_for_memory_is_refused(
+        cli_run, tmp_path, monkeypatch):
+    """A command whose first sample is at 30 s (4 s long): simulated from t = 0 as the rig
+    is, with one warning naming the file and the start. A span the memory cannot hold:
+    refused up front naming the option, with the estimate."""
+    import pandas as pd
+
+    import models.limits
+
+    cmd = pd.read_csv(RIG_COMMAND)
+    cmd.iloc[:, 0] += 30.0
+    late = tmp_path / "late.csv"
+    cmd.to_csv(late, index=False)
+    r = cli_run("simulate", "rig", RIG, "--command", late, "-o", tmp_path / "o.csv")
+    assert r.exit_code == 0, r.output
+    warned = [ln for ln in r.stderr.splitlines() if "WARNING" in ln]
+    assert len(warned) == 1 and str(late) in warned[0] and "t = 30 s" in warned[0]
+    monkeypatch.setattr(models.limits, "available_memory", lambda: 200_000_000)
+    r = cli_run("simulate", "rig", RIG, "--command", RIG_COMMAND, "-o", tmp_path / "p.csv",
+                "--t-end", "1e4")
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2, r.output
+    assert len(lines) == 1 and "'--t-end'" in lines[0] and "GB of memory" in lines[0]
+    assert not (tmp_path / "p.csv").exists()

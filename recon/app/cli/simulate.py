@@ -252,6 +252,13 @@ def simulate_rig_cmd(config_path, command_path, output, model, t_end):
     frame, _ = read_table(command_path, units, required=required, allow_nan=False,
                           min_rows=2, increasing="t")
     t = frame["t"].to_numpy()
+    span = (t_end if t_end is not None else t[-1])
+    if t[0] > max(1.0, t[-1] - t[0]) and t[0] < span:
+        # the rig starts at rest at t = 0 and holds the first command until it begins
+        log.warning("%s: the command starts at t = %.6g s; the rig is simulated from t = 0 "
+                    "holding its first value until then (%.3g of the %.3g s simulated); "
+                    "shift the command's time to start near 0", command_path, t[0], t[0],
+                    span)
     try:
         if hexapod:
             cmd = Command(t=t, pose=frame[list(POSE_COLUMNS)].to_numpy())
