@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from identification.engines import (MIN_START_ESS, SamplerSettings, importance, laplace,
-                                    least_squares, mcmc, refine)
+from identification.engines import (MIN_START_ESS, SamplerSettings, check_resumable, importance,
+                                    laplace, least_squares, mcmc, refine)
 from recon.results import write_inference_data
 from recon.problem import ReconstructionProblem
 from identification.result import Result, identifiability, summarize_derived, summarize_parameters
@@ -298,6 +298,11 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
         ``"sample"`` (and ``"screen"`` from a screening ``first_guess`` that reports it).
     """
     out = Path(output)
+    if resume:
+        # the chains must be this problem's (record, priors, sensor models, span, sampler
+        # shape), checked before the fit rather than after it
+        check_resumable(out / "chains.h5", names=problem.names, settings=settings.sampler,
+                        fingerprint=problem.fingerprint())
     out.mkdir(parents=True, exist_ok=True)
     (out / "result.json").unlink(missing_ok=True)
     for stale in ("trajectory.parquet", "fit.parquet", "posterior.nc"):

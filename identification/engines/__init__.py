@@ -19,8 +19,9 @@ from identification.engines.importance import find_modes, importance, importance
 from identification.engines.laplace import laplace, laplace_samples
 from identification.engines.least_squares import (GOF_SIGMAS, gof_limit, jacobian, least_squares,
                                                   multistart, refine)
-from identification.engines.mcmc import MIN_START_ESS, SamplerSettings, mcmc, run_ensembles
+from identification.engines.mcmc import (MIN_START_ESS, SamplerSettings, check_resumable, mcmc,
+                                         run_ensembles)
 
 __all__ = ["least_squares", "multistart", "refine", "jacobian", "gof_limit", "GOF_SIGMAS",
            "laplace", "laplace_samples", "importance", "importance_samples", "find_modes", "mcmc",
-           "run_ensembles", "SamplerSettings", "MIN_START_ESS"]
+           "run_ensembles", "check_resumable", "SamplerSettings", "MIN_START_ESS"]

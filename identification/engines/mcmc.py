@@ -329,7 +329,7 @@ def _check_resumed(log_prob, state, path: Path, k: int) -> None:
         np.isneginf(now) & np.isneginf(then))
     if not same.all():
         diff = np.abs(np.where(np.isfinite(now) & np.isfinite(then), now - then, np.inf))
-        raise InputError(
+        raise ResumeRefused(
             f"cannot resume: at the last positions of ensemble {k}'s chains the log "
             f"probability is not the one they were sampled with ({int((~same).sum())} of "
             f"{same.size} walkers differ, by up to {float(diff.max()):.3g}): the record, the "
@@ -371,6 +371,45 @@ def _guarded_backend(emcee):
     return GuardedHDFBackend
 
 
+class ResumeRefused(InputError):
+    """``--resume`` refused: no chains, or chains of another problem or sampler shape."""
+
+    #: the chain file was not touched (the application keeps its staging as it was)
+    refused_resume = True
+
+
+def check_resumable(path: str | os.PathLike, *, names: Sequence[str],
+                    settings: SamplerSettings,
+                    fingerprint: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The stored settings of the chain file ``path`` when ``--resume`` may continue it: the
+    same parameter names and sampler shape, and the same problem by content digest
+    (``fingerprint``: record, parameters and priors, sensor models, span); otherwise
+    :class:`InputError` naming the file and what differs. Cheap: a caller checks before any
+    fitting (the log probability at the last positions is checked when sampling resumes)."""
+    path = Path(path)
+    old = _read_meta(path)
+    if old is None:
+        raise ResumeRefused("nothing to resume: no chain file from an earlier run",
+                         source=str(path))
+    old.setdefault("moves", "stretch")   # chain files written before moves were chosen
+    now = {"names": list(names), "walkers": settings.walkers, "ensembles": settings.ensembles,
+           "check_every": settings.check_every, "moves": settings.moves}
+    for k, v in now.items():
+        if old[k] != v:
+            raise ResumeRefused(f"cannot resume: '{k}' was {old[k]}, now {v}", source=str(path))
+    # what the chains were sampled for (a file without it is checked by the log probability
+    # alone)
+    was = old.get("problem") or {}
+    digests = dict(fingerprint or {})
+    changed = [k for k, v in digests.items() if k in was and was[k] != v]
+    if changed:
+        pairs = ", ".join(f"{k} {was[k]} -> {digests[k]}" for k in changed)
+        raise ResumeRefused(f"cannot resume: the chains were sampled with a different "
+                         f"{' and '.join(changed)} (digest {pairs}); start without --resume",
+                         source=str(path))
+    return old
+
+
 def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, seed, resume,
               start, fingerprint=None):
     """The ensembles' samplers over their HDF5 groups and each one's initial state (None
@@ -383,25 +422,7 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
             "seed": seed, "check_every": settings.check_every, "moves": settings.moves,
             "problem": dict(fingerprint or {})}
     if resume:
-        old = _read_meta(path)
-        if old is None:
-            raise InputError("nothing to resume: no chain file from an earlier run",
-                             source=str(path))
-        old.setdefault("moves", "stretch")   # chain files written before moves were chosen
-        for k in ("names", "walkers", "ensembles", "check_every", "moves"):
-            if old[k] != meta[k]:
-                raise InputError(f"cannot resume: '{k}' was {old[k]}, now {meta[k]}",
-                                 source=str(path))
-        # what the chains were sampled for (a file without it is checked by the log
-        # probability below alone)
-        was = old.get("problem") or {}
-        changed = [k for k, v in meta["problem"].items() if k in was and was[k] != v]
-        if changed:
-            now = meta["problem"]
-            digests = ", ".join(f"{k} {was[k]} -> {now[k]}" for k in changed)
-            raise InputError(f"cannot resume: the chains were sampled with a different "
-                             f"{' and '.join(changed)} (digest {digests}); start without "
-                             "--resume", source=str(path))
+        old = check_resumable(path, names=names, settings=settings, fingerprint=fingerprint)
         seed = old["seed"]
     else:
         if path.exists():

@@ -34,7 +34,8 @@ def reconstruct_into(output: str | os.PathLike,
             res = reconstruct_flight(telemetry, scenario, stage, resume=resume, **options)
         except InputError as exc:
             if exc.source and str(stage) in str(exc.source):
-                exc.source = f"{output} (--resume)"
+                # the staging copy of DIR's chains: named as the user knows them
+                exc.source = str(exc.source).replace(str(stage), str(output)) + " (--resume)"
             raise
         names = []
         if report:

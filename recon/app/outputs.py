@@ -252,11 +252,17 @@ def replaced_whole(path: str | os.PathLike, *, resume: bool = False):
     untouched; ``stage`` stays for ``--resume`` when it holds chains, and is removed
     otherwise. ``DIR`` is locked for the block (:func:`locked`)."""
     with locked(path):
+        interrupted = any((_staging_path(Path(path)) / n).exists() for n in RESUMABLE)
         stage = staging(path, resume=resume)
         try:
             yield stage
-        except BaseException:
-            if any((stage / name).exists() for name in RESUMABLE):
+        except BaseException as exc:
+            if getattr(exc, "refused_resume", False):
+                # nothing of this run to keep: an interrupted run's chains stay as they were,
+                # a copy of the finished run's goes
+                if not interrupted:
+                    shutil.rmtree(stage, ignore_errors=True)
+            elif any((stage / name).exists() for name in RESUMABLE):
                 log.warning("%s: the run so far is in %s; --resume continues it", path, stage)
             else:                                    # nothing to resume: leave no trace
                 shutil.rmtree(stage, ignore_errors=True)

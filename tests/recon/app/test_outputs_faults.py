@@ -242,3 +242,57 @@ def test_sigterm_unwinds_as_ctrl_c(tmp_path):
     assert "Traceback" not in err
     assert json.loads((out / "result.json").read_text()) == {"earlier": True}
     assert sorted(q.name for q in tmp_path.iterdir()) == ["out"]
+
+
+def _chains_of(flight: Path, config: Path, out: Path) -> None:
+    """``out/chains.h5`` as a finished run with MCMC leaves it for ``flight`` under
+    ``config``: the sampler's own file (header with the problem's digests, one group per
+    ensemble), its walkers placed at the prior's centre (no log probability is evaluated)."""
+    import importlib
+
+    from recon.flight import flight_problem
+
+    mcmc = importlib.import_module("identification.engines.mcmc")
+    fl = flight_problem(flight, SCENARIO, config=config)
+    prob, st = fl.problem, fl.config.settings.sampler
+    sp = prob.space
+    centre = 0.5 * (sp.lower + sp.upper)
+    out.mkdir(parents=True, exist_ok=True)
+    mcmc._samplers(prob.log_probability, centre, (sp.upper - sp.lower) / 10, sp.lower,
+                   sp.upper, out / "chains.h5", prob.names, st, 5, False, centre[None],
+                   prob.fingerprint())
+    (out / "result.json").write_text('{"earlier": true}')
+
+
+def test_reconstruct_resume_of_another_problem_is_refused_before_the_fit(cli_run, tmp_path):
+    """``reconstruct --resume`` continues chains only for the same record, priors and
+    sampler: another flight's record, a changed prior or another walker count is refused at
+    once (exit 2, one line naming the chain file and what differs), DIR byte for byte."""
+    import tomllib
+
+    import tomli_w
+
+    from tests.recon.app.test_outputs import _quick_config
+
+    cfg = _quick_config(tmp_path)
+    out = tmp_path / "out"
+    _chains_of(FLIGHTS / "nominal.parquet", cfg, out)
+    before = {p.name: _digest(p) for p in out.iterdir()}
+    run = tomllib.loads(cfg.read_text())
+    run["parameters"]["rel_vel_x"]["upper"] = 0.5
+    wider = tmp_path / "wider.toml"
+    wider.write_bytes(tomli_w.dumps(run).encode())
+    cases = [(FLIGHTS / "misaligned.parquet", cfg, (), "different record"),
+             (FLIGHTS / "nominal.parquet", wider, (), "different parameters"),
+             (FLIGHTS / "nominal.parquet", cfg, ("--walkers", "32"), "'walkers' was 24")]
+    for record, config, extra, says in cases:
+        t0 = time.monotonic()
+        r = cli_run("reconstruct", record, "--scenario", SCENARIO, "--config", config, "-o",
+                    out, "--resume", *extra)
+        lines = [ln for ln in r.stderr.strip().splitlines() if ln.startswith("error")]
+        assert r.exit_code == 2, r.output
+        assert len(lines) == 1 and "chains.h5" in lines[0] and says in lines[0], r.stderr
+        assert "WARNING" not in r.stderr and time.monotonic() - t0 < 60
+        assert {p.name: _digest(p) for p in out.iterdir()} == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "quick.toml",
+                                                              "wider.toml"]
