@@ -163,6 +163,16 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         import pyarrow.parquet as pq
 
         try:
+            schema = pq.read_schema(path)
+        except Exception as exc:
+            raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
+                             source=src) from None
+        seen_names: set[str] = set()
+        for name in schema.names:    # Arrow allows a name twice; the reader would not say
+            if name in seen_names:
+                raise DataError("column appears twice", source=src, key=name)
+            seen_names.add(name)
+        try:
             table = pq.read_table(path)
         except Exception as exc:
             raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",

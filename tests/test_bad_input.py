@@ -124,6 +124,17 @@ def make_bad(kind: str, good: Path, tmp: Path) -> tuple[Path, str | None]:
         lines[0] = ",".join(col if c == other else c for c in lines[0].split(","))
         p.write_text("\n".join(lines) + "\n")
         return p, col
+    if kind == "duplicate_column_parquet":
+        # Arrow lets a schema name a column twice (pandas would not write it)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        p = tmp / "dup.parquet"
+        other = next((c for c in frame.columns if c not in ("t", col)), "t")
+        names = [col if c == other else c for c in frame.columns]
+        pq.write_table(pa.table([pa.array(frame[c].to_numpy()) for c in frame.columns],
+                                names=names), p)
+        return p, col
     if kind == "datetime_time":
         # a Parquet time column of date-times (pandas would read integer nanoseconds)
         p = tmp / "datetime.parquet"
@@ -135,6 +146,7 @@ def make_bad(kind: str, good: Path, tmp: Path) -> tuple[Path, str | None]:
 FILE_KINDS = ("missing", "empty", "directory", "truncated", "text_as_parquet", "binary_as_csv",
               "non_utf8_header", "no_t", "backwards_time", "duplicate_time", "all_nan", "inf",
               "huge", "one_row", "unknown_unit", "wrong_unit", "duplicate_column",
+              "duplicate_column_parquet",
               "datetime_time")
 #: a static load-deflection record has no time column
 TIMELESS = {"identify hysteresis"}
