@@ -136,15 +136,26 @@ def judge(problem, result: Result) -> Result:
 
 def _mcmc_wanted(settings: ReconstructSettings, result: Result) -> bool:
     """The hybrid rule: emcee unless switched off, the fit is not a reconstruction, or
-    importance sampling's effective sample size reached ``mcmc_below_ess``; the reason it is
-    skipped goes to ``diagnostics.mcmc_skipped``."""
+    importance sampling's weights are trustworthy (Pareto k-hat at most its limit,
+    :func:`identification.engines.importance.pareto_k`) and their effective sample size
+    reached ``mcmc_below_ess``; the reason it is skipped goes to
+    ``diagnostics.mcmc_skipped``, the k-hat that sent it to emcee to
+    ``diagnostics.mcmc_reason``."""
     if not settings.mcmc:
         return False
     if result.status != "ok":
         result.diagnostics["mcmc_skipped"] = ("the fit is implausible: sampling its posterior "
                                               "would not make it a reconstruction")
         return False
-    is_ess = (result.diagnostics.get("importance") or {}).get("ess")
+    imp = result.diagnostics.get("importance") or {}
+    is_ess, k_hat = imp.get("ess"), imp.get("pareto_k")
+    if k_hat is not None and np.isfinite(k_hat) and k_hat > imp["pareto_k_limit"]:
+        # the weights' tail is too heavy for their ESS to mean anything: sample
+        log.info("MCMC: importance weights' Pareto k-hat %.2f > %.2f", k_hat,
+                 imp["pareto_k_limit"])
+        result.diagnostics["mcmc_reason"] = (f"importance weights' Pareto k-hat {k_hat:.2f} "
+                                             f"> {imp['pareto_k_limit']:.2f}")
+        return True
     if settings.mcmc_below_ess is not None and is_ess is not None \
             and is_ess >= settings.mcmc_below_ess:
         result.diagnostics["mcmc_skipped"] = (f"importance ESS {is_ess:.0f} >= "

@@ -164,6 +164,32 @@ def _kish(log_w: np.ndarray) -> float:
 _MIN_SHARE = 0.05
 
 
+def pareto_k(log_w: np.ndarray) -> float:
+    """The Pareto shape estimate ``k-hat`` of the importance weights' upper tail (Pareto-
+    smoothed importance sampling, Vehtari et al.; ArviZ's ``psislw``): how far the weights
+    can be trusted. Below :func:`pareto_k_limit` the self-normalised estimates converge at
+    a practical rate; above it a few draws carry the estimate and its effective sample size
+    overstates it. NaN for fewer than 10 finite weights."""
+    lw = np.asarray(log_w, float)
+    lw = lw[np.isfinite(lw)]
+    if lw.size < 10:
+        return float("nan")
+    import warnings
+
+    from arviz import psislw
+
+    with warnings.catch_warnings():   # ArviZ warns for k > 0.7 itself; the caller decides
+        warnings.simplefilter("ignore")
+        _, k = psislw(lw - lw.max())
+    return float(k)
+
+
+def pareto_k_limit(n: int) -> float:
+    """The k-hat above which ``n`` importance draws cannot be trusted: ``min(1 - 1/log10 n,
+    0.7)`` (Vehtari et al., "Pareto smoothed importance sampling", 2024 revision)."""
+    return float(min(1.0 - 1.0 / np.log10(max(n, 11)), 0.7))
+
+
 def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                        jac_all: np.ndarray | Sequence[np.ndarray], n: int,
                        rng: np.random.Generator, *, n_out: int = 4000, df: float = 4.0,
@@ -242,6 +268,8 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         Weighted standard deviations.
     info : dict
         ``n_proposal``, ``ess`` (Kish effective sample size of the weights), ``ess_fraction``,
+        ``pareto_k`` and ``pareto_k_limit`` (:func:`pareto_k`: the weights' tail; the
+        estimates are the self-normalised ones, the k-hat is the gate of their trust),
         ``df``, ``inflate``, ``finite``, ``modes`` (count), ``mode_weights`` (posterior
         mass of each mode: the share of the final weights its component accounts for),
         ``best_draw`` and ``best_log_prob`` (the most probable proposal draw), ``adapt``,
@@ -344,6 +372,7 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     w = np.exp(log_w - log_w[finite].max())
     w /= w.sum()
     ess = float(1.0 / np.sum(w * w))
+    k_hat = pareto_k(log_w[finite])
     pos = (rng.random() + np.arange(n_out)) / n_out
     idx = np.minimum(np.searchsorted(np.cumsum(w), pos), draws.shape[0] - 1)
     samples = draws[idx]
@@ -356,7 +385,8 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     ib = int(np.argmax(np.where(np.isfinite(log_p), log_p, -np.inf)))
     info = {"best_draw": draws[ib], "best_log_prob": float(log_p[ib]),
             "n_proposal": int(draws.shape[0]), "ess": ess,
-            "ess_fraction": ess / draws.shape[0], "df": df, "inflate": inflate,
+            "ess_fraction": ess / draws.shape[0], "pareto_k": k_hat,
+            "pareto_k_limit": pareto_k_limit(int(finite.sum())), "df": df, "inflate": inflate,
             "rounds": r + 1, "extra_rounds": r + 1 - rounds, "finite": int(finite.sum()),
             "modes": len(xs), "mode_weights": shares, "adapt": adapt, "round_ess": round_ess,
             "refits": refits,

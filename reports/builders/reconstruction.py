@@ -116,7 +116,9 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
         imp = diag.get("importance") or {}
         how = (f"importance sampling with a Laplace-t proposal ({_why_no_mcmc(diag)}); "
                f"effective sample size {imp.get('ess', float('nan')):.0f} of "
-               f"{imp.get('n_proposal', 'n/a')}")
+               f"{imp.get('n_proposal', 'n/a')}"
+               + (f", Pareto k-hat {imp['pareto_k']:.2f}" if imp.get("pareto_k") is not None
+                  else ""))
     else:
         how = f"{method}" + (f", sampler {status}" if status else "")
     items.append(("inference", how))
