@@ -42,7 +42,8 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> lis
     """Assert what must hold if the method is right, whatever the noise draw, and return the
     names of the free initial conditions.
 
-    * the engine took emcee exactly when the importance ESS was below 100 (the hybrid rule);
+    * the engine took emcee exactly when the importance ESS was below 100 or the weights'
+      Pareto k-hat above its limit (the hybrid rule);
     * the polish found the truth's basin (:func:`check_search`);
     * the closing velocity's 68 % interval is narrower than 0.01 m/s;
     * the truth lies inside the posterior's joint 95 % region: the highest-density region
@@ -56,8 +57,9 @@ def check_shipped_reconstruction(problem, truth: dict, result, doc: dict) -> lis
     ``problem`` is the flight's :class:`recon.problem.ReconstructionProblem`, ``truth`` the
     truth file's parameters, ``result`` what ``reconstruct_flight`` returned and ``doc`` its
     result.json."""
-    ess = result.diagnostics["importance"]["ess"]
-    assert result.diagnostics["method"] == ("importance" if ess >= 100 else "mcmc")
+    imp = result.diagnostics["importance"]
+    trusted = imp["ess"] >= 100 and not imp["pareto_k"] > imp["pareto_k_limit"]
+    assert result.diagnostics["method"] == ("importance" if trusted else "mcmc")
     check_search(problem, truth, result)
     out = doc["parameters"]
     lo, hi = out["rel_vel_x"]["ci68"]
