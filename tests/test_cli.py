@@ -59,3 +59,17 @@ def test_internal_failure_exits_1_without_traceback_unless_verbose():
     loud = CliRunner().invoke(root, ["-v", "boom"])
     assert loud.exit_code == 1
     assert "Traceback" in loud.stderr
+
+
+def test_validate_quiet_prints_the_verdict_and_errors_only(cli_run):
+    """``validate -q`` of a record with warnings (the realistic records' gyro gaps): the
+    verdict on stdout, nothing on stderr; without -q the warnings are there."""
+    from pathlib import Path
+
+    rec = Path(__file__).resolve().parents[1] / "telemetry_samples" / "flights" / \
+        "realistic" / "nominal.parquet"
+    loud = cli_run("validate", rec)
+    assert loud.exit_code == 0 and "warning:" in loud.stderr
+    r = cli_run("-q", "validate", rec)
+    assert r.exit_code == 0 and r.stderr == ""
+    assert r.stdout.strip().endswith("warnings: usable")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from recon.app.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
-                                   input_path, output_option, say, seed_option)
+                                   input_path, output_option, quiet, say, seed_option)
 
 __all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd", "train_cmd"]
 
@@ -56,8 +56,9 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
         click.echo(_json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
     else:
         for path, report in zip(telemetry, reports):
-            for line in report.lines():          # findings on stderr, the verdict on stdout
-                click.echo(line, err=True)
+            # findings on stderr (with -q the errors only), the verdict on stdout
+            for f in (report.errors if quiet() else report.findings):
+                click.echo(f.line(report.source), err=True)
             verdict = "usable" if report.usable else "NOT usable"
             click.echo(f"{path}: {report.n_rows} rows, {len(report.channels)} channels, "
                        f"{len(report.errors)} errors, {len(report.warnings)} warnings: "
