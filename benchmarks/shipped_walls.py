@@ -113,7 +113,7 @@ def run_flight(cli: str, spec, out: Path, proposals: str) -> dict:
         mc = diag.get("mcmc") or {}
         row.update(status=doc.get("status"), method=diag.get("method"),
                    ess=imp.get("ess"), n_proposal=imp.get("n_proposal"),
-                   mcmc_steps=mc.get("steps"), timing=diag.get("timing"),
+                   pareto_k=imp.get("pareto_k"), mcmc_steps=mc.get("steps"), timing=diag.get("timing"),
                    search=((diag.get("search") or {}).get("starts") or {}).get("path"),
                    best_cost=(diag.get("optimizer") or {}).get("best_cost"))
         if spec.truth:
