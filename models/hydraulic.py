@@ -622,8 +622,11 @@ def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
     t_end = float(command.t[-1]) if t_end is None else float(t_end)
     if not t_end > 0:
         raise InputError("the command must span a positive time", key="t")
-    # output every millisecond from t = 0: the columns and the trace they are taken from
-    n_cols = 38 if config.hexapod is not None else 10
+    names = (("x_v", ""), ("p_A", "Pa"), ("p_B", "Pa"), ("x_p", "m"), ("v_p", "m/s"),
+             ("Q_A", "m^3/s"), ("Q_B", "m^3/s"), ("F_h", "N"), ("u", "V"))
+    # output every millisecond from t = 0: the columns (t, the pose and five per leg, or t and
+    # the actuator's) and the trace they are taken from
+    n_cols = 1 + (len(POSE_COLUMNS) + 6 * 5 if config.hexapod is not None else len(names))
     check_memory(8.0 * 2 * n_cols * (t_end / 1e-3 + 1), key="--t-end" if given else "t",
                  what=f"{t_end:.6g} s of rig output at 1 kHz from t = 0")
     cols: dict[str, np.ndarray] = {}
@@ -645,8 +648,6 @@ def simulate_rig(config: RigConfig, command: Command, *, model: str = "coupled",
                 cols[key] = tr.actuator(name, a)
                 units[key] = unit
         return cols, units
-    names = (("x_v", ""), ("p_A", "Pa"), ("p_B", "Pa"), ("x_p", "m"), ("v_p", "m/s"),
-             ("Q_A", "m^3/s"), ("Q_B", "m^3/s"), ("F_h", "N"), ("u", "V"))
     if model == "reference":
         load_force = command.load_force
         if load_force is None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import DataError, InputError, check_room, free_bytes, is_no_space, no_space
+from models.errors import DataError, InputError, is_no_space, no_space
 from models.units import dimensionless, to_si
 
 __all__ = [
@@ -32,9 +32,6 @@ __all__ = [
     "write_json",
     "read_json",
     "parse_header",
-    "check_room",
-    "free_bytes",
-    "no_space",
 ]
 
 _HEADER = re.compile(r"^\s*(?P<name>[^\[\]]+?)\s*(?:\[(?P<unit>[^\[\]]*)\])?\s*$")
@@ -70,8 +67,6 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     finally:
         if tmp.exists():
             tmp.unlink()
-
-
 
 
 def parse_header(header: str) -> tuple[str, str | None]:
@@ -163,20 +158,21 @@ def read_table(path: str | os.PathLike, units: Mapping[str, str | None] | None =
         import pyarrow.parquet as pq
 
         try:
-            schema = pq.read_schema(path)
+            pfile = pq.ParquetFile(path)
         except Exception as exc:
             raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
                              source=src) from None
-        seen_names: set[str] = set()
-        for name in schema.names:    # Arrow allows a name twice; the reader would not say
-            if name in seen_names:
-                raise DataError("column appears twice", source=src, key=name)
-            seen_names.add(name)
-        try:
-            table = pq.read_table(path)
-        except Exception as exc:
-            raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
-                             source=src) from None
+        with pfile:
+            seen_names: set[str] = set()
+            for name in pfile.schema_arrow.names:   # Arrow allows a name twice, pandas not
+                if name in seen_names:
+                    raise DataError("column appears twice", source=src, key=name)
+                seen_names.add(name)
+            try:
+                table = pfile.read()
+            except Exception as exc:
+                raise DataError(f"not a readable Parquet file ({exc.__class__.__name__})",
+                                 source=src) from None
         import pyarrow.types as pat
 
         for field in table.schema:
