@@ -37,7 +37,8 @@ from models.limits import check_keys, number, vector
 
 __all__ = ["IC_NAMES", "InitialConditions", "ContactLaw", "Thrust", "Channel", "Sensor",
            "SensorSuite", "vehicle_channels", "ledger_channels", "BatchRunner", "DockingUnit",
-           "register_unit", "get_unit", "unit_names", "all_channels", "CHANNEL_KINDS", "row_peak",
+           "register_unit", "get_unit", "unit_names", "all_channels", "all_parameters",
+           "CHANNEL_KINDS", "row_peak",
            "row_last", "calibration_guess"]
 
 #: kinds of channel: a continuous sensor or history, a 0/1 flag (compared through its
@@ -548,6 +549,7 @@ def register_unit(name: str, target: str) -> None:
     _REGISTRY[name] = target
     _LOADED.pop(name, None)
     _ALL.clear()
+    _ALL_PARAMETERS.clear()
 
 
 def unit_names() -> tuple[str, ...]:
@@ -568,6 +570,18 @@ def get_unit(name: str, *, key: str | None = "unit") -> DockingUnit:
 
 
 _ALL: dict[str, Channel] = {}
+_ALL_PARAMETERS: dict[str, str] = {}
+
+
+def all_parameters() -> dict[str, str]:
+    """Every forward-model parameter of every registered unit and its SI unit (units that
+    share a name give it the same unit): what a run configuration's ``unit`` of a parameter
+    must convert to, an angle included (pint reads angles as dimensionless)."""
+    if not _ALL_PARAMETERS:
+        for name in _REGISTRY:
+            for p, si in get_unit(name).parameters.items():
+                _ALL_PARAMETERS.setdefault(p, si)
+    return dict(_ALL_PARAMETERS)
 
 
 def all_channels() -> dict[str, Channel]:

@@ -175,9 +175,8 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     fwd_names = [n for n in space.names if n not in obs_names]
     for n in fwd_names:
         if n not in unit.parameters:
-            raise InputError(f"not a parameter of the {unit.title} or of the observation "
-                             f"model (known: {', '.join(unit.parameters)}, clock_offset, "
-                             "<channel>_bias ...)", source=src, key=f"parameters.{n}")
+            raise InputError(not_a_parameter(unit, n, scenario), source=src,
+                             key=f"parameters.{n}")
     for c in cfg.observation.names:
         if c not in unit.channels:
             raise InputError(f"not a channel of the {unit.title}", source=src,
@@ -205,6 +204,41 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     except InputError as exc:
         raise exc.with_source(src)
     return Flight(problem, cfg, unit, scn, filled, proposal, chosen)
+
+
+def not_a_parameter(unit: DockingUnit, name: str, scenario: Any = None) -> str:
+    """Why ``name`` cannot be a free parameter of ``unit``'s forward model: a scenario path
+    (``probe.head_radius``) that the scenario TOML ``scenario`` does not hold, that is not a
+    number there, or whose number the kernel cannot take per evaluation (it is packed into
+    the geometry, the integration settings or a derived quantity once per scenario); any
+    other name is not one of the unit's parameters. The message lists what may be freed."""
+    short = [p for p in unit.parameters if "." not in p]
+    paths = [p for p in unit.parameters if "." in p]
+    known = (f"(known: {', '.join(short)}, clock_offset, <channel>_bias ...; scenario paths: "
+             f"{', '.join(paths) or 'none'})")
+    if "." not in name:
+        return f"not a parameter of the {unit.title} or of the observation model {known}"
+    node: Any = None
+    if isinstance(scenario, (str, os.PathLike)):
+        try:
+            node = load_toml(scenario)
+        except InputError:
+            node = None
+    if node is None:
+        return f"not a scenario path the {unit.title}'s kernel can take per evaluation {known}"
+    for part in name.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return (f"no such key in the scenario {Path(scenario).name}; scenario paths that "
+                    f"may be freed: {', '.join(paths)}")
+        node = node[part]
+    if isinstance(node, bool) or not isinstance(node, (int, float)):
+        return (f"not a number in the scenario {Path(scenario).name} "
+                f"({type(node).__name__}); only numbers may be freed")
+    same = [p for p in paths if p.rsplit(".", 1)[0] == name.rsplit(".", 1)[0]]
+    return ("a number the kernel cannot change per evaluation: it is packed once per "
+            "scenario (into the geometry, the integration settings or a derived quantity), "
+            "so a fit of it needs a scenario per value; numbers of that table that may be "
+            f"freed: {', '.join(same) or 'none'} (all scenario paths: {', '.join(paths)})")
 
 
 def unit_outputs(problem: ReconstructionProblem, unit: DockingUnit) -> dict[str, Any]:

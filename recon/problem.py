@@ -46,8 +46,12 @@ PARAMETER_UNITS: dict[str, str] = {**INITIAL_CONDITIONS, "clock_offset": "s"}
 def parameter_space(table, **kwargs) -> ParameterSpace:
     """A reconstruction's parameter space from its ``[parameters]`` table
     (:meth:`identification.space.ParameterSpace.from_dict`, whose other keyword arguments
-    ``kwargs`` takes), with the SI units of :data:`PARAMETER_UNITS` known in advance."""
-    return ParameterSpace.from_dict(table, si_units=PARAMETER_UNITS, **kwargs)
+    ``kwargs`` takes), with the SI units of :data:`PARAMETER_UNITS` and of every registered
+    docking unit's parameters (:func:`models.unit.all_parameters`) known in advance."""
+    from models.unit import all_parameters
+
+    return ParameterSpace.from_dict(table, si_units={**all_parameters(), **PARAMETER_UNITS},
+                                    **kwargs)
 
 
 class ReconstructionProblem(GaussianProblem):

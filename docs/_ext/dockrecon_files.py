@@ -499,7 +499,12 @@ def scenario_section() -> str:
                 "**[envelope]** (first-contact envelope, used when a run has no "
                 "``[parameters]`` table: a number fixes the parameter, ``[lower, upper]`` "
                 "gives it a uniform prior; ``clock_offset`` counts from the record's first "
-                "contact edge). Its keys are the unit's parameters and ``clock_offset``:\n\n")
+                "contact edge). Its keys are the unit's parameters and ``clock_offset``; the "
+                "same names are what a run configuration's ``[parameters.NAME]`` may free: the "
+                "short names and the scenario paths (a number of the scenario by its dotted "
+                "key, the absorbers' characteristic numbers included, their tables then "
+                "rebuilt in the kernel per evaluation; any other path is refused with the "
+                "reason):\n\n")
             out.append(", ".join(f"``envelope.{p}``" for p in list(params)
                                  + (["clock_offset"] if "clock_offset" not in params else []))
                        + ".\n\n")

@@ -453,7 +453,24 @@ PARAMETERS.update({
     "contact_stiffness": R.P_LAW + ck.LAW_K,
     "contact_damping": R.P_LAW + ck.LAW_C,
     "thrust_x": R.P_THRUST,
+    # scenario paths (several the same entries as the short names above, which stay as
+    # aliases); the entries derived from them are recomputed per row (PeripheralBatch)
+    "active.mass": R.P_M1,
+    "passive.mass": R.P_M2,
+    "mechanism.ring_mass": R.P_MP + km.MP_MASS,
+    "mechanism.spring_rate": R.P_MP + km.MP_K,
+    "mechanism.spring_preload": R.P_MP + km.MP_F0,
+    "mechanism.damping": R.P_MP + km.MP_C,
+    "mechanism.brake_force_compression": R.P_MP + km.MP_FBC,
+    "mechanism.brake_force_extension": R.P_MP + km.MP_FBT,
+    "mechanism.stop_rate": R.P_MP + km.MP_KSTOP,
+    "contact.friction": R.P_LAW + ck.LAW_MU,
+    "contact.stiffness": R.P_LAW + ck.LAW_K,
+    "contact.damping": R.P_LAW + ck.LAW_C,
 })
+#: the leg absorber's entries from which its slip deflections (and the cage's deflection at
+#: the preload) are derived
+_LEG_ABSORBER = {R.P_MP + km.MP_K, R.P_MP + km.MP_F0, R.P_MP + km.MP_FBC, R.P_MP + km.MP_FBT}
 
 #: channels of the telemetry / history file (the momenta are diagnostics)
 FILE_CHANNELS = tuple(n for n in CHANNELS if n != "t"
@@ -466,9 +483,11 @@ class PeripheralBatch(KernelBatch):
     (:class:`models.batch.KernelBatch`).
 
     ``leg_brake_force`` [N] sets both slip forces of every leg brake (compression and
-    extension) and the slip deflections derived from them, ``(F_B - F0) / k``, exactly as
-    :meth:`models.peripheral.mechanism.Mechanism.pack` computes them; it applies to the
-    linear absorber only.
+    extension). Entries derived from a set one are recomputed per row exactly as
+    :meth:`models.peripheral.mechanism.Mechanism.pack` computes them: the slip deflections
+    ``c_p + (F_B - F0) / k`` (``c_p = F0 / k_p``, the preload cage's deflection) from the
+    spring rate, preload and slip forces (the linear absorber only), the inverse masses from
+    the masses.
 
     ``t_pre`` [s] adds the free flight before the start (module docstring): :attr:`t` begins
     at ``-n_pre dt`` with ``n_pre`` = ``t_pre / dt`` rounded up; from ``t = 0`` on the rows
@@ -480,14 +499,21 @@ class PeripheralBatch(KernelBatch):
                  duration: float | None = None, t_pre: float = 0.0) -> None:
         self.packed = pack(scenario, None, rate, duration)
         n_pre = pre_rows(self.packed.P, t_pre)
-        if "leg_brake_force" in parameters and \
-                self.packed.P[R.P_MP + km.MP_KIND] != km.KIND_LINEAR:
-            raise InputError("applies to the linear leg absorber only", key="leg_brake_force")
+        linear = self.packed.P[R.P_MP + km.MP_KIND] == km.KIND_LINEAR
+        for name in parameters:
+            if (name == "leg_brake_force" or PARAMETERS.get(name) in _LEG_ABSORBER) \
+                    and not linear:
+                raise InputError("applies to the linear leg absorber only", key=name)
         super().__init__(self.packed.P, self.packed.n_out, PARAMETERS, parameters,
                          CHANNELS, FILE_CHANNELS if channels is None else channels,
                          i_dt_out=R.P_DT_OUT, i_t_end=R.P_T_END, n_events=R.N_EV,
                          n_info=R.NINFO, n_pre=n_pre)
         self._brake = "leg_brake_force" in self.parameters
+        chosen = {PARAMETERS[n] for n in self.parameters}
+        self._slip = bool(chosen & _LEG_ABSORBER)
+        self._masses = [(m, im) for m, im in ((R.P_M1, R.P_IM1), (R.P_M2, R.P_IM2),
+                                              (R.P_MP + km.MP_MASS, R.P_MP + km.MP_INV_MASS))
+                        if m in chosen]
 
     def derive(self, channels: Sequence[str] | None = None, *, t_pre: float | None = None
                ) -> "PeripheralBatch":
@@ -502,12 +528,18 @@ class PeripheralBatch(KernelBatch):
         return other
 
     def _complete(self, Pb: np.ndarray) -> None:
-        if not self._brake:
-            return
         o = R.P_MP
-        Pb[:, o + km.MP_FBT] = Pb[:, o + km.MP_FBC]
-        for f, c in ((km.MP_FBC, km.MP_CSLIP_C), (km.MP_FBT, km.MP_CSLIP_T)):
-            Pb[:, o + c] = (Pb[:, o + f] - Pb[:, o + km.MP_F0]) / Pb[:, o + km.MP_K]
+        if self._brake:
+            Pb[:, o + km.MP_FBT] = Pb[:, o + km.MP_FBC]
+        if self._slip:
+            kp_ = Pb[:, o + km.MP_KP]
+            # the cage's deflection at the preload (0 for a rigid cage, packed as k_p = 0)
+            cp = np.where(kp_ > 0.0, Pb[:, o + km.MP_F0] / np.where(kp_ > 0.0, kp_, 1.0), 0.0)
+            Pb[:, o + km.MP_CP] = cp
+            for f, c in ((km.MP_FBC, km.MP_CSLIP_C), (km.MP_FBT, km.MP_CSLIP_T)):
+                Pb[:, o + c] = cp + (Pb[:, o + f] - Pb[:, o + km.MP_F0]) / Pb[:, o + km.MP_K]
+        for m, im in self._masses:
+            Pb[:, im] = 1.0 / Pb[:, m]
 
     def _run(self, Pb, out, ev, info, status) -> None:
         kp.run_batch(Pb, *self.packed.arrays, self.chan, out, ev, info, status)

@@ -40,6 +40,12 @@ _PARAMETER_UNITS = {
        for n in R.IC_NAMES},
     "leg_brake_force": "N", "leg_damping": "N*s/m", "contact_friction": "",
     "contact_stiffness": "N/m", "contact_damping": "N*s/m", "thrust_x": "N",
+    # scenario paths
+    "active.mass": "kg", "passive.mass": "kg", "mechanism.ring_mass": "kg",
+    "mechanism.spring_rate": "N/m", "mechanism.spring_preload": "N",
+    "mechanism.damping": "N*s/m", "mechanism.brake_force_compression": "N",
+    "mechanism.brake_force_extension": "N", "mechanism.stop_rate": "N/m",
+    "contact.friction": "", "contact.stiffness": "N/m", "contact.damping": "N*s/m",
 }
 
 def _channels() -> dict[str, Channel]:

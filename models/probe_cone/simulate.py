@@ -25,7 +25,17 @@ entry can be overridden per evaluation by name with :data:`PARAMETERS`:
   ``sensor_friction`` [N] (axial friction of the capture sensors after capture),
   ``thrust_x`` [N] (body X of the active vehicle; on during ``[thrust.start, thrust.stop)``),
   ``bending_stiffness`` [N m/rad], ``bending_damping`` [N m s/rad] (probe bending about the
-  support bearing), ``housing_inertia`` [kg m^2] (movable housing about its joint).
+  support bearing), ``housing_inertia`` [kg m^2] (movable housing about its joint);
+* the absorbers' characteristic numbers by their scenario paths,
+  ``probe.axial_absorber.<name>`` (``common_stroke`` [m], ``common_force`` [N],
+  ``spring_stroke`` [m], ``spring_force`` [N], ``unloading_force`` [N], ``stiff_rate`` [N/m],
+  ``tension_slip_force`` [N]; ``slip_force`` is ``brake_slip_force``) and
+  ``probe.lateral_absorber.<name>`` / ``probe.torsion_absorber.<name>`` (``common_angle``
+  [rad], ``stage1_rate`` [N m/rad], ``stage1_angle`` [rad], ``stage2_rate`` [N m/rad],
+  ``range_angle`` [rad], ``stop_rate`` [N m/rad], ``unloading_ratio`` [-]): a run that sets
+  any of them rebuilds that element's table from its numbers inside the kernel
+  (:mod:`models.probe_cone._kernels.absorbers`; numbers that make no valid element end the
+  run with ``ST_BAD_TABLE``).
 
 :class:`BatchModel` evaluates ``theta`` of shape (n, k) for k chosen names in parallel and
 returns the chosen channels at the output rate, the event times and a status per row.
@@ -41,6 +51,7 @@ from models.batch import KernelBatch
 from models.errors import InputError, SimulationError
 from models.trace import Trace, TraceSettings, arm, kernel_failure
 from models.probe_cone._kernels import kernel as kp
+from models.probe_cone._kernels.absorbers import AXIAL_FIELDS, LATERAL_FIELDS
 from models.unit import IC_NAMES, InitialConditions
 from models.probe_cone.config import IMPLICIT_FRICTION, Scenario, housing_primitives
 
@@ -116,6 +127,48 @@ PARAMETERS.update({
     "bending_damping": kp.P_CB,
     "housing_inertia": kp.P_JM,
 })
+#: scenario paths of the numbers that are packed entries as they stand (several the same
+#: entries as the short names above, which stay as aliases)
+PARAMETERS.update({
+    "active.mass": kp.P_M1,
+    "passive.mass": kp.P_M2,
+    "probe.head_mass": kp.P_MH,
+    "probe.axial_damping": kp.P_CAX,
+    "probe.spin_inertia": kp.P_JT,
+    "probe.torsion_damping": kp.P_CTOR,
+    "probe.housing_inertia": kp.P_JM,
+    "probe.bending_stiffness": kp.P_KB,
+    "probe.bending_damping": kp.P_CB,
+    "probe.axial_absorber.slip_force": kp.P_F_SLIP,
+    "latches.preload": kp.P_LATCH_F0,
+    "latches.stiffness": kp.P_LATCH_K,
+    "capture_sensors.preload": kp.P_SENS_F0,
+    "capture_sensors.stiffness": kp.P_SENS_K,
+    "capture_sensors.friction_force": kp.P_SENS_FR,
+    "contact.stiffness": kp.P_LAW + 0,
+    "contact.damping": kp.P_LAW + 1,
+    "contact.friction": kp.P_LAW + 2,
+})
+#: the absorbers' characteristic numbers by their scenario paths: the kernel rebuilds the
+#: element's table from them in a run where one of them is set (``P_REBUILD``, the bit here)
+REBUILD_BITS: dict[int, int] = {}
+for _key, _off, _names, _bit in (("axial_absorber", kp.P_AXC, AXIAL_FIELDS, kp.REBUILD_AXIAL),
+                                 ("lateral_absorber", kp.P_LATC, LATERAL_FIELDS,
+                                  kp.REBUILD_LATERAL),
+                                 ("torsion_absorber", kp.P_TORC, LATERAL_FIELDS,
+                                  kp.REBUILD_TORSION)):
+    for _i, _n in enumerate(_names):
+        PARAMETERS[f"probe.{_key}.{_n}"] = _off + _i
+        REBUILD_BITS[_off + _i] = _bit
+
+
+def rebuild_mask(names) -> float:
+    """``P_REBUILD`` for a run that sets the packed parameters ``names``: the bits of the
+    absorbers whose characteristic numbers are among them."""
+    bits = 0
+    for n in names:
+        bits |= REBUILD_BITS.get(PARAMETERS[n], 0)
+    return float(bits)
 
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -218,6 +271,13 @@ def pack(scenario: Scenario, initial: InitialConditions | None = None, *,
     P[kp.P_S_AX] = 1.0
     P[kp.P_S_LAT] = 1.0
     P[kp.P_F_SLIP] = pr.axial.slip_force
+    # the absorbers' characteristic numbers, read by run() only for the tables P_REBUILD
+    # names (a reconstruction fitting them; models.probe_cone._kernels.absorbers)
+    for off, absorber, names in ((kp.P_AXC, pr.axial, AXIAL_FIELDS),
+                                 (kp.P_LATC, pr.lateral, LATERAL_FIELDS),
+                                 (kp.P_TORC, pr.torsion, LATERAL_FIELDS)):
+        P[off:off + len(names)] = [getattr(absorber, n) for n in names]
+    P[kp.P_REBUILD] = 0.0
     P[kp.P_W2:kp.P_W2 + 3] = scenario.passive_initial_rate
     P[kp.P_IC:kp.P_IC + 12] = ic.as_array()
     from models.hysteresis import pack_elements
@@ -342,6 +402,7 @@ def simulate(scenario: Scenario, initial: InitialConditions | None = None, *,
         if name not in PARAMETERS:
             raise InputError(f"unknown parameter (known: {', '.join(PARAMETERS)})", key=name)
         P[PARAMETERS[name]] = float(value)
+    P[kp.P_REBUILD] = rebuild_mask(overrides or {})
     if not t_pre >= 0.0:
         raise InputError(f"must be >= 0, got {t_pre}", key="t_pre")
     n_pre = int(np.ceil(t_pre * P[kp.P_DT_OUT] ** -1 - 1e-9))
@@ -406,6 +467,9 @@ class BatchModel(KernelBatch):
         n_pre = int(np.ceil(t_pre / dt - 1e-9))
         P = packed.P.copy()
         P[kp.P_T_PRE] = n_pre * dt
+        unknown = [p for p in parameters if p not in PARAMETERS]
+        if not unknown:      # else KernelBatch refuses the name
+            P[kp.P_REBUILD] = rebuild_mask(parameters)
         self.packed = replace(packed, P=P)
         super().__init__(P, packed.n_out, PARAMETERS, parameters, CHANNELS,
                          tuple(channels) if channels is not None else TELEMETRY_CHANNELS,

@@ -69,6 +69,23 @@ _PARAMETER_UNITS = {
     "axial_damping": "N*s/m", "latch_preload": "N", "latch_stiffness": "N/m",
     "head_mass": "kg", "thrust_x": "N", "sensor_friction": "N",
     "bending_stiffness": "N*m/rad", "bending_damping": "N*m*s/rad", "housing_inertia": "kg*m**2",
+    # scenario paths: the numbers packed as they stand, then the absorbers' characteristic
+    # numbers (their tables rebuilt in the kernel)
+    "active.mass": "kg", "passive.mass": "kg", "probe.head_mass": "kg",
+    "probe.axial_damping": "N*s/m", "probe.spin_inertia": "kg*m**2",
+    "probe.torsion_damping": "N*m*s/rad", "probe.housing_inertia": "kg*m**2",
+    "probe.bending_stiffness": "N*m/rad", "probe.bending_damping": "N*m*s/rad",
+    "latches.preload": "N", "latches.stiffness": "N/m", "capture_sensors.preload": "N",
+    "capture_sensors.stiffness": "N/m", "capture_sensors.friction_force": "N",
+    "contact.stiffness": "N/m", "contact.damping": "N*s/m", "contact.friction": "",
+    **{f"probe.axial_absorber.{n}": u for n, u in (
+        ("common_stroke", "m"), ("common_force", "N"), ("spring_stroke", "m"),
+        ("spring_force", "N"), ("unloading_force", "N"), ("stiff_rate", "N/m"),
+        ("slip_force", "N"), ("tension_slip_force", "N"))},
+    **{f"probe.{a}.{n}": u for a in ("lateral_absorber", "torsion_absorber") for n, u in (
+        ("common_angle", "rad"), ("stage1_rate", "N*m/rad"), ("stage1_angle", "rad"),
+        ("stage2_rate", "N*m/rad"), ("range_angle", "rad"), ("stop_rate", "N*m/rad"),
+        ("unloading_ratio", ""))},
 }
 assert set(_PARAMETER_UNITS) == set(PARAMETERS)
 

@@ -132,6 +132,7 @@ from numba import njit, prange
 from models._kernels import NJIT, NJIT_LEAF
 from models._kernels import hysteresis as hk
 from models.probe_cone._kernels import trace as pct
+from models.probe_cone._kernels.absorbers import axial_table, lateral_table
 from models.probe_cone._kernels.between import _between, initial_state
 from models.probe_cone._kernels.layout import *  # noqa: F401,F403  (re-exported layouts)
 from models.probe_cone._kernels.layout import _m3, apply_slip_force, channel_names
@@ -258,6 +259,19 @@ def run(P_in, mer, slots, hc, table_in, toff, chan, out, ev, info, tr, trn):
         ev[k] = np.nan
     for k in range(info.shape[0]):
         info[k] = 0.0
+    rebuild = int(P[P_REBUILD])
+    if rebuild != 0:
+        # absorber characteristics fitted per evaluation: their tables from the numbers
+        if rebuild & REBUILD_AXIAL and P[P_F_SLIP] > 0.0:
+            if axial_table(table, toff[E_AX], P[P_AXC:P_AXC + 7], P[P_F_SLIP] / P[P_S_AX]):
+                return ST_BAD_TABLE
+        if rebuild & REBUILD_LATERAL:
+            for e in (E_PSI, E_THETA):
+                if lateral_table(table, toff[e], P[P_LATC:P_LATC + 7]):
+                    return ST_BAD_TABLE
+        if rebuild & REBUILD_TORSION:
+            if lateral_table(table, toff[E_TOR], P[P_TORC:P_TORC + 7]):
+                return ST_BAD_TABLE
     if P[P_F_SLIP] > 0.0:
         if apply_slip_force(table, toff[E_AX], P[P_F_SLIP] / P[P_S_AX]) != 0:
             return ST_BAD_TABLE

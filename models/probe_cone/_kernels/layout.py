@@ -84,7 +84,16 @@ P_H_NOW = 131      # derived by run(): step of the implicit friction in this pha
 P_TR_T0 = 132      # trace window start [s] (models._kernels.trace_layout)
 P_TR_T1 = 133      # trace window end [s]
 P_TR_MASK = 134    # traced groups (G_* bit mask as a float; 0: no trace)
-NP = 135
+P_AXC = 135        # axial absorber's characteristic numbers (7, absorbers.AXIAL_FIELDS)
+P_LATC = 142       # lateral absorbers' (7, absorbers.LATERAL_FIELDS; both planes)
+P_TORC = 149       # torsion absorber's (7, absorbers.LATERAL_FIELDS)
+P_REBUILD = 156    # tables run() rebuilds from those numbers (REBUILD_* bit mask as a float;
+                   # 0: the packed tables as they are)
+NP = 157
+
+REBUILD_AXIAL = 1         # P_REBUILD bits
+REBUILD_LATERAL = 2
+REBUILD_TORSION = 4
 
 IMPLICIT_NEVER = 0.0      # P_IMPLICIT codes ([integration] implicit_friction)
 IMPLICIT_ALWAYS = 1.0
