@@ -40,7 +40,7 @@ engine produced (``diagnostics.method``: ``laplace``, ``importance`` or ``mcmc``
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from identification.provenance import versions
 from identification.space import ParameterSpace
 
 __all__ = ["Result", "Posterior", "Start", "Identifiability", "summarize", "identifiability",
-           "summarize_derived"]
+           "directions", "summarize_derived"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,6 +209,10 @@ class Identifiability:
     flagged
         Names whose ``width_ratio`` exceeds the threshold, or whose data-only standard error
         exceeds the prior spread: the data cannot constrain them.
+    directions
+        What the record determines, direction by direction (:func:`directions`): each
+        eigen-direction of the data's information in units of the prior spreads, its width
+        against the prior's and the parameters it is made of, best determined first.
     """
 
     names: tuple[str, ...]
@@ -219,13 +223,60 @@ class Identifiability:
     width_ratio: np.ndarray
     flagged: tuple[str, ...]
     threshold: float
+    directions: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"names": list(self.names), "correlation": self.correlation,
                 "fisher": self.fisher, "fisher_sd": dict(zip(self.names, self.fisher_sd)),
                 "fisher_eigenvalues": self.fisher_eigenvalues,
                 "width_ratio": dict(zip(self.names, self.width_ratio)),
-                "threshold": self.threshold, "unconstrained": list(self.flagged)}
+                "threshold": self.threshold, "unconstrained": list(self.flagged),
+                "directions": list(self.directions)}
+
+
+#: a direction whose width is at most this fraction of the prior's is determined by the data
+DETERMINED = 0.5
+#: loadings of a direction below this (unit vector) are left out of its description
+LOADING_SHOWN = 0.2
+
+
+def directions(names: Sequence[str], fisher: np.ndarray, prior_sd: np.ndarray, *,
+               threshold: float = 0.8) -> tuple[dict[str, Any], ...]:
+    """What the data determine and what stays at the prior, by direction.
+
+    In coordinates scaled by the prior spreads (``z_i = x_i / prior_sd_i``) the data's
+    information is ``D F D`` (``D = diag(prior_sd)``, ``F`` the Fisher information of the
+    whitened data residuals); along its eigenvector ``v`` with eigenvalue ``mu`` a Gaussian
+    prior of unit variance and the data give the posterior variance ``1 / (1 + mu)``, so
+    ``width = 1 / sqrt(1 + mu)`` is the posterior's width against the prior's along that
+    combination (uniform priors read as their spread). Each direction: ``width``, ``verdict``
+    (``"determined"`` at most :data:`DETERMINED`, ``"at prior"`` above ``threshold``, else
+    ``"partly"``), ``loadings``, the unit vector in the scaled coordinates in the order of
+    ``names`` (sign fixed so the largest is positive), and ``combination``, its loadings of at
+    least :data:`LOADING_SHOWN` by name, largest first. Sorted best determined first. A parameter with a wide prior and strong
+    data is one determined direction; two parameters the record sees only through their sum
+    give one determined and one "at prior" direction, their difference."""
+    d = len(names)
+    if d == 0:
+        return ()
+    D = np.asarray(prior_sd, float)
+    A = (fisher * D[:, None]) * D[None, :]
+    A = 0.5 * (A + A.T)
+    mu, V = np.linalg.eigh(A)
+    mu = np.clip(mu, 0.0, None)
+    out = []
+    for k in np.argsort(-mu, kind="stable"):
+        v = V[:, k]
+        j = int(np.argmax(np.abs(v)))
+        v = v if v[j] >= 0 else -v
+        width = float(1.0 / np.sqrt(1.0 + mu[k]))
+        verdict = ("determined" if width <= DETERMINED else
+                   "at prior" if width > threshold else "partly")
+        order = np.argsort(-np.abs(v), kind="stable")
+        combo = {names[i]: float(v[i]) for i in order if abs(v[i]) >= LOADING_SHOWN}
+        out.append({"width": width, "verdict": verdict, "combination": combo,
+                    "loadings": [float(x) for x in v]})
+    return tuple(out)
 
 
 def identifiability(space: ParameterSpace, samples: np.ndarray, jac: np.ndarray, *,
@@ -250,7 +301,8 @@ def identifiability(space: ParameterSpace, samples: np.ndarray, jac: np.ndarray,
     prior_sd = space.prior_scale()
     flagged = tuple(n for j, n in enumerate(space.free_names)
                     if ratio[j] > threshold or fsd[j] > prior_sd[j])
-    return Identifiability(space.free_names, corr, F, fsd, ev, ratio, flagged, threshold)
+    return Identifiability(space.free_names, corr, F, fsd, ev, ratio, flagged, threshold,
+                           directions(space.free_names, F, prior_sd, threshold=threshold))
 
 
 def summarize_parameters(space: ParameterSpace, result: Result) -> Result:

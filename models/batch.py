@@ -50,10 +50,17 @@ class KernelBatch:
                  parameters: Sequence[str], known_channels: Sequence[str],
                  channels: Sequence[str], *, i_dt_out: int, i_t_end: int, n_events: int,
                  n_info: int, n_pre: int = 0) -> None:
+        first: dict[int, str] = {}
         for p in parameters:
             if p not in known_parameters:
                 raise InputError(f"unknown parameter (known: {', '.join(known_parameters)})",
                                  key=p)
+            i = known_parameters[p]
+            if i in first:
+                # two names of one packed entry (a short name and its scenario path): the
+                # later column would silently override the earlier
+                raise InputError(f"the same number as {first[i]}: free one of the two", key=p)
+            first[i] = p
         self.P = P
         self.n_out = int(n_out)
         self.known_parameters = dict(known_parameters)

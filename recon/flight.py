@@ -44,6 +44,7 @@ from models.limits import check_range
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.config import RunConfig, complete_run, load_scenario
 from recon.forward import UnitForward
+from recon.hints import mechanism_hints
 from recon.io import load_toml
 from recon.problem import ReconstructionProblem
 from recon.reconstruct import reconstruct
@@ -185,8 +186,14 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     # period earlier than its stamp
     dt = 1.0 / (cfg.rate or unit.output_rate(scn))
     hold = max(c.hold for c in cfg.observation.channels)
-    fwd = UnitForward(unit, scn, fwd_names, cfg.observation.names,
-                      duration=span.duration + dt, rate=cfg.rate, t_pre=span.pre + hold + dt)
+    try:
+        fwd = UnitForward(unit, scn, fwd_names, cfg.observation.names,
+                          duration=span.duration + dt, rate=cfg.rate,
+                          t_pre=span.pre + hold + dt)
+    except InputError as exc:
+        if exc.key in fwd_names:      # a parameter refused by the unit's runner
+            raise InputError(exc.what, source=src, key=f"parameters.{exc.key}") from None
+        raise
     try:
         problem = ReconstructionProblem(
             fwd, record, space, cfg.observation, span=span,
@@ -317,7 +324,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
         # seeds. The shipped misaligned flight at seed 0 needs it: its first screen's polish ends
         # at cost 1219.5 where the truth's basin is at 348 (647 residuals, limit 431).
         first_guess=first, search_again=again, search_record=starts_record,
-        **unit_outputs(problem, unit),
+        **unit_outputs(problem, unit), explain=mechanism_hints,
         extra_settings={"unit": unit.name,
                         "scenario": str(scenario) if isinstance(scenario, (str, os.PathLike))
                         else getattr(scenario, "name", "scenario"),

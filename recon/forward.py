@@ -54,6 +54,7 @@ class UnitForward:
         self.unit = unit
         self.names = tuple(names)
         self.channels = tuple(channels)
+        self._made = (scenario, {"duration": duration, "rate": rate, "t_pre": t_pre})
         self.runner = unit.batch(scenario, self.names, self.channels, rate=rate,
                                  duration=duration, t_pre=t_pre)
         self.t = self.runner.t
@@ -71,6 +72,17 @@ class UnitForward:
         self.last_events = ev
         return Simulated(self.t, {c: out[:, :, i] for i, c in enumerate(self.channels)},
                          {f: ev[:, k] for f, k in self._first_rise})
+
+    def with_names(self, names: Sequence[str]) -> "UnitForward":
+        """The same scenario, channels, span and rate over other parameter ``names`` (the
+        scenario's values of those not set by a row)."""
+        scenario, kw = self._made
+        return UnitForward(self.unit, scenario, names, self.channels, **kw)
+
+    @property
+    def base(self) -> dict[str, float]:
+        """The scenario's value of each of :attr:`names` [SI]."""
+        return dict(zip(self.names, (float(v) for v in self.runner.base)))
 
     def histories(self, channels: Sequence[str]):
         """``run(full, all_names, t_end) -> Histories``: the histories of ``channels`` of a

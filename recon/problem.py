@@ -177,6 +177,22 @@ class ReconstructionProblem(GaussianProblem):
         r = self.bound.residuals(sim, obs)
         return r[0] if single else r
 
+    def residuals_with(self, forward, extra: np.ndarray, theta: np.ndarray) -> np.ndarray:
+        """Whitened data residuals ``(n, m)`` of the free-parameter vector ``theta`` with
+        forward-model parameters beyond this problem's: ``forward`` is this problem's forward
+        model over :attr:`forward_names` followed by more names
+        (:meth:`recon.forward.UnitForward.with_names`), ``extra`` ``(n, k)`` their values
+        per row. Each row is simulated as far as ``theta``'s clock needs."""
+        full = self.space.full(np.atleast_2d(np.asarray(theta, float)))
+        extra = np.atleast_2d(np.asarray(extra, float))
+        n = extra.shape[0]
+        self.n_evaluations += n
+        rows = np.hstack([np.repeat(full[:, self._fwd_idx], n, axis=0), extra])
+        sim = Simulated.coerce(forward(rows, forward.names,
+                                       t_end=np.repeat(self.sim_end(full), n)))
+        obs = {k: np.repeat(full[:, i], n) for k, i in self._obs_idx.items()}
+        return self.bound.residuals(sim, obs)
+
     def predict(self, theta: np.ndarray) -> dict[str, np.ndarray]:
         """Noise-free predicted telemetry per channel, ``{name: (n, m_channel)}``."""
         sim, obs = self.simulate(np.atleast_2d(np.asarray(theta, float)))

@@ -270,6 +270,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                 loads: Derived | None = None, energy: Derived | None = None,
                 trajectory: TrajectoryFn | None = None,
                 extra_settings: Mapping[str, Any] | None = None,
+                explain: Callable[[ReconstructionProblem, Result], Any] | None = None,
                 progress: Callable[[str, int, int], None] | None = None) -> Result:
     """Run the reconstruction (module docstring) and write ``output``/{result.json,
     fit.parquet, trajectory.parquet, posterior.nc, chains.h5}.
@@ -304,6 +305,10 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
     trajectory
         Histories of a batch of full parameter vectors for trajectory.parquet and the events
         (:mod:`recon.trajectory`); None: no trajectory file.
+    explain
+        ``explain(problem, result)``: when the fit is implausible, what might make it
+        plausible (:func:`recon.hints.mechanism_hints`), kept as
+        ``diagnostics.mechanism_hints`` and named in the status reason.
     progress
         ``progress(stage, done, total)`` with stage ``"optimize"``, ``"importance"`` or
         ``"sample"`` (and ``"screen"`` from a screening ``first_guess`` that reports it).
@@ -351,6 +356,17 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                            n_max=settings.importance_max, ess_target=settings.mcmc_below_ess,
                            progress=progress)
     judge(problem, result)
+    if result.status == "implausible" and explain is not None:
+        # which number of the unit, freed, would lower the misfit most (recon.hints)
+        with _phase(problem, result, "hints"):
+            hints = explain(problem, result)
+        if hints:
+            from recon.hints import hint_text
+
+            result.diagnostics["mechanism_hints"] = hints
+            text = hint_text(hints)
+            if text:
+                result.status_reason += f"; {text}"
     if result.status == "failed":
         log.error("reconstruction failed: %s", result.status_reason)
         return _write_failed(out, problem, result)

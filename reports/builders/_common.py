@@ -109,6 +109,39 @@ def parameter_table(data: dict) -> Table:
                  "data do not constrain (interval nearly as wide as the prior).", flags=tuple(flags))
 
 
+def directions_table(data: dict) -> tuple:
+    """What the record determines, direction by direction (``identifiability.directions``,
+    :func:`identification.result.directions`): a sentence and a table, highlighted where a
+    combination stays at its prior; empty for results without them."""
+    dirs = (data.get("identifiability") or {}).get("directions") or []
+    if not dirs:
+        return ()
+    n_det = sum(d["verdict"] == "determined" for d in dirs)
+    at_prior = [d for d in dirs if d["verdict"] == "at prior"]
+    text = (f"The record determines {n_det} of the {len(dirs)} directions of the free "
+            "parameters (posterior at most half as wide as the prior along them, in units of "
+            "each prior's spread)")
+    if at_prior:
+        text += (f"; {len(at_prior)} stay at their prior, the record does not tell them "
+                 "apart: fix one parameter of each such combination, or give it a narrower "
+                 "prior.")
+    else:
+        text += "; none stays at its prior."
+
+    def combo(c: Mapping[str, float]) -> str:
+        return " ".join(f"{'+' if v >= 0 else '-'} {abs(v):.2f} {n}"
+                        for n, v in c.items()).lstrip("+ ")
+
+    rows = tuple((str(k + 1), f"{d['width']:.3g}", d["verdict"], combo(d["combination"]))
+                 for k, d in enumerate(dirs))
+    return (Paragraph(text, "warning" if at_prior else "note"),
+            Table(("direction", "width / prior", "verdict", "combination (prior-scaled)"),
+                  rows, caption="Eigen-directions of the record's information about the free "
+                  "parameters, each parameter in units of its prior's spread; highlighted: "
+                  "combinations the record leaves at their prior.",
+                  flags=tuple(d["verdict"] == "at prior" for d in dirs)))
+
+
 def missing_note(data: dict, directory: Path,
                  bad: Mapping[str, str] | None = None) -> Paragraph | None:
     """A note naming the files the result says it wrote (``files``) that are not in

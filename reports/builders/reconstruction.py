@@ -11,8 +11,9 @@ import numpy as np
 
 from reports.document import Paragraph, Report, Section, Summary, Table, figure_png, report_date
 from reports.figures import new_figure
-from reports.builders._common import (channel_figures, display, fmt, interval, parameter_table,
-                                      missing_note, read_fit, residual_figure, with_interval)
+from reports.builders._common import (channel_figures, directions_table, display, fmt, interval,
+                                      missing_note, parameter_table, read_fit, residual_figure,
+                                      with_interval)
 from reports.figures_recon import plot_band, plot_chain, plot_corner, plot_loop
 
 __all__ = ["build_reconstruction_report", "INITIAL_CONDITIONS"]
@@ -367,7 +368,37 @@ def _status_section(data: dict) -> Section | None:
              "There is no posterior: the parameter table shows the best values the search "
              "reached, without intervals.")
     return Section(_NOT_OK[status][1], (Paragraph(f"{what}.", "warning"),
-                                        Paragraph(after, "warning")))
+                                        Paragraph(after, "warning"),
+                                        *_hints_blocks(data)))
+
+
+def _hints_blocks(data: dict) -> tuple:
+    """The unit's numbers whose freeing would lower an implausible fit's cost most
+    (``diagnostics.mechanism_hints``, :mod:`recon.hints`) and the channels that carry each
+    reduction; empty without them."""
+    hints = (data.get("diagnostics") or {}).get("mechanism_hints") or {}
+    rows = []
+    for p in hints.get("parameters") or []:
+        rel = p.get("relative_step")
+        chans = [(c, v) for c, v in (p.get("channels") or {}).items() if v > 0]
+        total = sum(v for _, v in chans) or 1.0
+        carried = ", ".join(f"{c} {100 * v / total:.0f} %" for c, v in chans[:3])
+        rows.append((p["name"], f"{p['cost_reduction']:.1f}",
+                     f"{fmt(p['value'], p.get('unit'))} {display(p.get('unit'))[1]}",
+                     f"{100 * rel:+.0f} %" if rel is not None else f"{p['step']:+.3g}",
+                     carried))
+    if not rows:
+        return ()
+    return (Paragraph(
+        f"Parameters left at the scenario's values, ranked by how much freeing each would "
+        f"lower the cost (best fit {hints['best_cost']:.1f}), to first order at the best fit "
+        f"(a score test over {hints['considered']} parameters of the unit; recon.hints). A "
+        "change of several times the value points at the model's structure rather than "
+        "that number.", "note"),
+        Table(("parameter", "cost reduction", "scenario value", "change asked for",
+               "channels carrying it"), tuple(rows),
+              caption="What to free in the next run: the first-order cost reduction of "
+              "freeing each parameter with the initial conditions re-fitted."))
 
 
 def _span_text(settings: dict) -> str | None:
@@ -398,7 +429,7 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     note = missing_note(data, directory, bad)
     sections = [Section("Summary", (_summary(data, events, has_capture),)
                         + ((note,) if note else ())),
-                Section("Parameters", (parameter_table(data),))]
+                Section("Parameters", (parameter_table(data), *directions_table(data)))]
     head = _status_section(data)
     warned = data.get("warnings") or []
     if head is None and warned:

@@ -98,6 +98,39 @@ def test_unidentifiable_parameter_is_flagged(tmp_path):
     assert ident["width_ratio"]["a"] < 0.05
 
 
+def test_directions_say_what_the_record_determines():
+    """Two parameters the data see only through their sum, one seen alone, one not at all:
+    one determined direction along the prior-scaled sum, the difference and the unseen one
+    at their prior, the lone one determined; and, for any information matrix, each
+    direction's width is the Gaussian posterior's (F + D^-2)^-1 along it, in prior units."""
+    from identification.result import directions
+
+    names = ("a", "b", "c", "d")
+    sd = np.array([2.0, 0.5, 1.0, 3.0])
+    c = 40.0
+    F = np.zeros((4, 4))
+    F[:2, :2] = c
+    F[2, 2] = 9.0
+    dirs = directions(names, F, sd)
+    widths = [d["width"] for d in dirs]
+    assert widths == sorted(widths)
+    assert dirs[0]["width"] == pytest.approx(1 / np.sqrt(1 + c * (sd[0] ** 2 + sd[1] ** 2)))
+    u = sd[:2] / np.hypot(*sd[:2])
+    assert dirs[0]["combination"] == pytest.approx({"a": u[0], "b": u[1]})
+    assert dirs[1]["width"] == pytest.approx(1 / np.sqrt(1 + 9.0 * sd[2] ** 2))
+    assert [d["verdict"] for d in dirs] == ["determined", "determined", "at prior", "at prior"]
+    at_prior = {frozenset(d["combination"]) for d in dirs[2:]}
+    assert at_prior == {frozenset({"a", "b"}), frozenset({"d"})}
+    rng = np.random.default_rng(5)
+    G = rng.normal(size=(6, 4)) * [3.0, 0.1, 1.0, 0.01]
+    F = G.T @ G
+    S = np.linalg.inv(F + np.diag(sd ** -2.0)) / np.outer(sd, sd)
+    for d in directions(names, F, sd):
+        v = np.array(d["loadings"])
+        assert v @ v == pytest.approx(1.0, rel=1e-12)
+        assert v @ S @ v == pytest.approx(d["width"] ** 2, rel=1e-9)
+
+
 def test_laplace_mode_on_the_linear_model_is_exact(tmp_path):
     prob, _, A, y = linear_problem()
     mean, cov = linear_posterior(A, y)
