@@ -341,7 +341,8 @@ def record_realistic(unit: DockingUnit, name: str, out_dir: str | os.PathLike, s
                      after_capture: float = 22.0, record_start: float = 0.0,
                      split: bool = False, horizon: float = 15.0,
                      dropouts: Mapping[str, tuple[float, float]] | None = None,
-                     noise_scale: float = 1.0, label: str = "custom") -> list[Path]:
+                     noise_scale: float = 1.0, label: str = "custom",
+                     unit_truth: Mapping[str, float] | None = None) -> list[Path]:
     """Record a flight the way a flight recorder does (module docstring) and write it with
     its truth.
 
@@ -369,6 +370,10 @@ def record_realistic(unit: DockingUnit, name: str, out_dir: str | os.PathLike, s
         a record noisier or quieter than a run configuration states.
     label
         The scenario's name in the truth file's settings.
+    unit_truth
+        Numbers of the unit that ``scenario`` holds and a reconstruction may fit, by their
+        parameter names (``probe.axial_absorber.slip_force``, SI): written to the truth's
+        parameters beside the initial conditions (a unit that is not the preset).
 
     Returns the telemetry file(s); ``<name>.truth.json`` is written beside them. Raises
     ValueError when there is no capture within ``horizon`` of the start plane.
@@ -419,6 +424,7 @@ def record_realistic(unit: DockingUnit, name: str, out_dir: str | os.PathLike, s
         paths.append(write_table(cols, out_dir / f"{stem}.parquet", units))
     truth = {n: float(ic[n]) for n in unit.initial_conditions}
     truth["clock_offset"] = record_start + t_star
+    truth.update({k: float(v) for k, v in (unit_truth or {}).items()})
     write_json({"parameters": truth, "events": _events(traj.events, t_star),
                 "settings": {"seed": seed, "approach": approach, "after_capture": after_capture,
                              "noise_scale": noise_scale,
