@@ -53,7 +53,7 @@ def write_report(report: Report, directory: str | os.PathLike, stem: str = "repo
 
 
 #: the result file a directory's report is built from, in order of preference
-DIRECTORY_RESULTS = ("result.json", "calibration.json", "campaign.json")
+DIRECTORY_RESULTS = ("result.json", "calibration.json", "fleet.json", "campaign.json")
 
 
 def rebuild_report(result: str | os.PathLike, formats: Iterable[str] = FORMATS, *,

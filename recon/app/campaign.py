@@ -206,17 +206,21 @@ def _spec(entry: Mapping[str, Any], defaults: Mapping[str, Any], base: Path, key
         seed=seed, options=options)
 
 
-def load_manifest(path: str | os.PathLike) -> list[FlightSpec]:
+def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = ()
+                  ) -> list[FlightSpec]:
     """The flights of a campaign manifest (module docstring), in manifest order (globbed
-    flights sorted by name). Errors name the manifest and the key."""
+    flights sorted by name). ``extra_tables`` are tables a caller reads itself (a fleet's
+    ``[fleet]``). Errors name the manifest and the key."""
     from recon.io import load_toml
 
     path = Path(path)
     doc = load_toml(path)
     src, base = str(path), path.resolve().parent
+    allowed = ("defaults", "flight", "glob", *extra_tables)
     for k in doc:
-        if k not in ("defaults", "flight", "glob"):
-            raise InputError("unknown table (allowed: defaults, flight, glob)", key=k, source=src)
+        if k not in allowed:
+            raise InputError(f"unknown table (allowed: {', '.join(allowed)})", key=k,
+                             source=src)
     defaults = doc.get("defaults", {})
     if not isinstance(defaults, Mapping):
         raise InputError("must be a table", key="defaults", source=src)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from reports.builders import (calibration, campaign, hysteresis, reconstruction, resonance,
-                              resonance_coupling, rig)
+from reports.builders import (calibration, campaign, fleet, hysteresis, reconstruction,
+                              resonance, resonance_coupling, rig)
 from reports.document import Report
 
 __all__ = ["BUILDERS"]
@@ -16,6 +16,7 @@ __all__ = ["BUILDERS"]
 BUILDERS: dict[str, Callable[[dict, Path], Report]] = {
     "calibration": calibration.build_calibration_report,
     "campaign": campaign.build_campaign_report,
+    "fleet": fleet.build_fleet_report,
     "hysteresis_fit": hysteresis.build_hysteresis_report,
     "reconstruction": reconstruction.build_reconstruction_report,
     "resonance": resonance.build_resonance_report,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from recon.app.cli.options import (common_options, end_with_report, input_path, output_option,
-                                   quiet, say)
+                                   quiet, say, seed_option)
 
 __all__ = ["COMMANDS", "progress_printer", "executor_options", "check_executor"]
 
@@ -91,4 +91,39 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, workers: int | 
         ctx.exit(3)
 
 
-COMMANDS = (campaign_cmd,)
+@click.command("fleet")
+@common_options
+@click.argument("manifest", callback=input_path, type=click.Path(dir_okay=False, path_type=str))
+@output_option("the fleet directory (one result directory per flight, fleet.json, "
+               "fleet_draws.parquet, the campaign's catalog.parquet and campaign.json)",
+               file_okay=False, dir_okay=True, metavar="DIR")
+@executor_options
+@seed_option()
+def fleet_cmd(manifest: str, output: str, workers: int | None, scheduler: str | None,
+              resume: bool, seed: int) -> None:
+    """Fit the mechanism a fleet of flights of one unit shares: MANIFEST is a campaign's
+    (recon.app.campaign) with a [fleet] table naming the shared parameters (shared = [...],
+    free in every flight's run configuration with the same prior). Each flight is
+    reconstructed on its own into DIR/<flight>/, then their posteriors are combined into the
+    joint posterior of the shared parameters and of each flight's own given them
+    (recon.app.fleet), on the same Dask cluster; DIR/fleet.json, fleet_draws.parquet and the
+    report."""
+    from recon.app.fleet import run_fleet
+
+    check_executor(workers, scheduler)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if not quiet():
+            click.echo(f"fleet: {stage} {done}/{total}", err=True)
+
+    doc = run_fleet(manifest, output, workers=workers, scheduler=scheduler, resume=resume,
+                    seed=seed, progress=progress)
+    end_with_report(output)
+    for name, s in doc["shared"].items():
+        say(f"{name}: {s['median']:.6g} (95 %: {s['ci95'][0]:.6g} ... {s['ci95'][1]:.6g})"
+            + (f", {s['narrowing']:.1f}x narrower than the best flight" if s.get("narrowing")
+               else ""))
+    say(f"{output}/fleet.json written; {doc['status_reason']}")
+
+
+COMMANDS = (campaign_cmd, fleet_cmd)
