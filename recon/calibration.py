@@ -80,7 +80,7 @@ from models.errors import InputError, SimulationError
 from recon.recording import study_recorder
 
 __all__ = ["StudySettings", "draw_flights", "record_flights", "score_flight", "coverage",
-           "truth_cost", "study_problem", "model_window", "flight_recorder", "parse_only",
+           "engines", "truth_cost", "study_problem", "model_window", "flight_recorder", "parse_only",
            "format_only", "flight_index", "HORIZON", "RECORDS"]
 
 #: [s] a realistic study flight must capture within this time of the start plane
@@ -286,8 +286,13 @@ def score_flight(spec, result: Mapping[str, Any], truth: Mapping[str, float],
             v, q = truth[n], lap[n]
             params[n]["laplace_in68"] = bool(q["ci68"][0] <= v <= q["ci68"][1])
             params[n]["laplace_in95"] = bool(q["ci95"][0] <= v <= q["ci95"][1])
+    search = diag.get("search") or {}
     rec: dict[str, Any] = {
         "status": result.get("status", "ok"), "method": diag.get("method"),
+        "search_path": (search.get("starts") or {}).get("path"),
+        "search_rounds": search.get("rounds"),
+        "pareto_k": (diag.get("importance") or {}).get("pareto_k"),
+        "pareto_k_limit": (diag.get("importance") or {}).get("pareto_k_limit"),
         "best_cost": (diag.get("optimizer") or {}).get("best_cost"),
         "ess": (diag.get("importance") or {}).get("ess"), "parameters": params,
         "joint": joint_check(result, {n: truth[n] for n in free},
@@ -390,4 +395,38 @@ def coverage(records: Sequence[Mapping[str, Any]], free: Sequence[str]) -> dict[
         pooled["likelihood_ratio"]["chi2_d"] = float(ks.statistic)
         pooled["likelihood_ratio"]["chi2_p"] = float(ks.pvalue)
     return {"n_flights": n, "table": tables["reported"], "tables": tables, "joint": joint,
-            "hpd": hpd, "pooled": pooled}
+            "hpd": hpd, "pooled": pooled, "engines": engines(recs)}
+
+
+def engines(records: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How the scored flights were reconstructed, counted: the search's first round from
+    the learned proposal and enough (``learned``), learned but implausible so the screen
+    searched again (``learned_then_screen``), screened from the start (``screen``: no
+    proposal, or the record outside its training set); then the posterior from importance
+    sampling alone (``importance``) or from emcee after it (``mcmc``: the weights' k-hat
+    or effective sample size sent it there); ``importance_short``: importance posteriors
+    whose k-hat exceeds its limit or whose effective sample size is below
+    :data:`identification.engines.MIN_START_ESS`, the flights the hybrid engine sends to
+    emcee (a study run without emcee keeps their importance intervals). Records scored
+    before these were kept count under ``unknown``."""
+    from identification.engines import MIN_START_ESS
+
+    out = dict.fromkeys(("learned", "learned_then_screen", "screen", "unknown", "importance",
+                         "mcmc", "importance_short"), 0)
+    for r in records:
+        path = r.get("search_path")
+        if path == "learned":
+            out["learned" if (r.get("search_rounds") or 1) <= 1
+                else "learned_then_screen"] += 1
+        elif path == "screen":
+            out["screen"] += 1
+        else:
+            out["unknown"] += 1
+        if r.get("method") in ("importance", "mcmc"):
+            out[r["method"]] += 1
+        if r.get("method") == "importance":
+            k, lim, ess = r.get("pareto_k"), r.get("pareto_k_limit"), r.get("ess")
+            if (k is not None and lim is not None and k > lim) or \
+                    (ess is not None and ess < MIN_START_ESS):
+                out["importance_short"] += 1
+    return out

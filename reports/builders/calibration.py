@@ -114,6 +114,17 @@ def build_calibration_report(doc: dict, path: Path) -> Report:
                           "Kolmogorov-Smirnov distance, p",
                           f"{lr['chi2_d']:.3f}, {lr['chi2_p']:.3f}"))
         items.append(("search failures (LR < 0)", str(lr["search_failures"])))
+    eng = doc.get("engines")
+    if eng:
+        items.append(("search from the learned proposal / learned then screened / screened"
+                      "; posterior from importance sampling / emcee",
+                      f"{eng['learned']} / {eng['learned_then_screen']} / {eng['screen']}; "
+                      f"{eng['importance']} / {eng['mcmc']}"
+                      + (f" ({eng['unknown']} flights scored without the record)"
+                         if eng.get("unknown") else "")
+                      + (f"; {eng['importance_short']} importance posteriors the hybrid "
+                         "engine would send to emcee (k-hat above its limit or ESS below 100)"
+                         if eng.get("importance_short") else "")))
     kept = doc.get("flights_resumed") or 0
     parts = (doc.get("settings") or {}).get("merged_from") or []
     if study.get("only") and not parts:

@@ -80,6 +80,23 @@ def test_coverage_table_is_the_binomial_arithmetic():
     assert 0.0 < hpd["uniform_p"] <= 1.0 and 0.0 < lr["chi2_p"] <= 1.0
 
 
+def test_engine_counts_say_which_path_served_each_flight():
+    """The study counts the flights the learned proposal served in one round, those it
+    started but the screen had to finish, those screened from the start, and the
+    posteriors left to importance sampling or sent to emcee."""
+    from recon.calibration import engines
+
+    recs = [{"search_path": "learned", "search_rounds": 1, "method": "importance",
+             "ess": 300.0, "pareto_k": 0.2, "pareto_k_limit": 0.7},
+            {"search_path": "learned", "search_rounds": 2, "method": "mcmc"},
+            {"search_path": "learned", "search_rounds": 1, "method": "mcmc"},
+            {"search_path": "screen", "search_rounds": 1, "method": "importance",
+             "ess": 300.0, "pareto_k": 0.9, "pareto_k_limit": 0.7},
+            {"method": "importance", "ess": 50.0}]
+    assert engines(recs) == {"learned": 2, "learned_then_screen": 1, "screen": 1,
+                             "unknown": 1, "importance": 3, "mcmc": 2, "importance_short": 2}
+
+
 def _ks_distance(values, cdf) -> float:
     """sup |F_n - F|, from the sorted sample: max over i of i/n - F(x_i), F(x_i) - (i-1)/n."""
     xs, n = sorted(values), len(values)
