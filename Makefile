@@ -7,7 +7,7 @@ OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
 DEMO_RECON_OPTS ?= --no-mcmc --seed 1
 
-.PHONY: demo demo-all test test-slow bench bench-readme docs docs-test chromium venv clean
+.PHONY: demo demo-all test test-slow bench bench-readme proposals docs docs-test chromium venv clean
 
 venv: $(STAMP)
 
@@ -55,6 +55,17 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/make_readme.py
+
+## proposals: retrain the learned proposals shipped in recon/proposals/ (recon.amortized),
+## seeded; a test fails when a shipped preset or run configuration changed without this.
+## The probe-cone unit's (2.5 min on 2 cores; nothing else should run beside it); the
+## peripheral unit's is not shipped yet
+PROPOSALS := recon/proposals
+PROPOSAL_SEED := 1
+proposals: $(STAMP)
+	rm -f $(PROPOSALS)/*.npz
+	$(BIN)/dockrecon train models/probe_cone/presets/reference.toml \
+	    --config telemetry_samples/flights/run.toml --seed $(PROPOSAL_SEED) -o $(PROPOSALS)
 
 ## bench-readme: only regenerate benchmarks/README.md from benchmarks/results/
 bench-readme: $(STAMP)

@@ -27,10 +27,14 @@ the global screen. Which path ran is in ``result.json`` (``diagnostics.search.st
 
 Proposals are cached by a digest of what they depend on (:func:`digest`: the scenario's
 values, the free parameters' priors, the fitted channels and the summary's layout) in the
-user's cache directory (:func:`cache_dir`), never in the package. ``[optimizer] proposal``
-of a run configuration chooses (:func:`resolve_proposal`): ``"auto"`` (the default) uses the
-cached proposal of the run's digest when there is one, ``"off"`` always screens, a path names
-a proposal file, which must have been trained for the run's digest.
+user's cache directory (:func:`cache_dir`), never in the package. The package ships the
+proposals of its own presets and run configurations (:func:`shipped_dir`, ``make
+proposals``: seeded, so they are rebuilt bit for bit on the same library versions), so the
+shipped flights and the demo need no training; a test fails when a shipped preset changes
+without its proposal being retrained. ``[optimizer] proposal`` of a run configuration
+chooses (:func:`resolve_proposal`): ``"auto"`` (the default) uses the proposal of the run's
+digest from the cache, else the shipped one, when there is one; ``"off"`` always screens;
+a path names a proposal file, which must have been trained for the run's digest.
 
 The network cannot stand in for the posterior: on the shipped realistic nominal flight a
 proposal trained on 20 000 simulated flights predicts the closing velocity to 0.02 and the
@@ -59,7 +63,7 @@ from models.unit import DockingUnit
 from recon.observation import interp_rows
 
 __all__ = ["SUMMARY_VERSION", "Summary", "Network", "OutOfDistribution", "Proposal", "digest",
-           "cache_dir", "find_proposal", "load_proposal", "resolve_proposal",
+           "cache_dir", "shipped_dir", "find_proposal", "load_proposal", "resolve_proposal",
            "training_observation",
            "simulate_bank", "train", "train_scenario", "learned_starts", "PROPOSAL_CHOICES"]
 
@@ -69,6 +73,8 @@ SUMMARY_VERSION = 2
 PROPOSAL_CHOICES = ("auto", "off")
 #: environment variable naming the cache directory of trained proposals
 CACHE_ENV = "DOCKRECON_CACHE"
+#: the proposals shipped with the package (:func:`shipped_dir`)
+SHIPPED_DIR = Path(__file__).resolve().parent / "proposals"
 
 
 # --------------------------------------------------------------------------------------------
@@ -566,14 +572,24 @@ def load_proposal(path: str | os.PathLike) -> Proposal:
     return _load_once(str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
 
 
-def find_proposal(key: str) -> Proposal | None:
-    """The cached proposal of digest ``key`` (:func:`cache_dir`), or None."""
-    path = cache_dir() / f"{key}.npz"
-    if path.is_file():
-        prop = load_proposal(path)
-        if prop.digest == key:
-            return prop
-    return None
+def shipped_dir() -> Path:
+    """The proposals shipped with the package, trained for the shipped presets and run
+    configurations (``make proposals``; read-only, looked in after the user's cache)."""
+    return SHIPPED_DIR
+
+
+def find_proposal(key: str) -> tuple[Proposal | None, str | None]:
+    """The proposal of digest ``key`` and where it was found: the user's cache
+    (:func:`cache_dir`, so a user's own training of the same scenario and priors takes
+    precedence), else the package's shipped proposals (:func:`shipped_dir`);
+    ``(None, None)`` when neither holds one."""
+    for where, root in (("cache", cache_dir()), ("shipped", shipped_dir())):
+        path = root / f"{key}.npz"
+        if path.is_file():
+            prop = load_proposal(path)
+            if prop.digest == key:
+                return prop, where
+    return None, None
 
 
 def resolve_proposal(choice: str, unit: DockingUnit, scenario: Any, space, observation
@@ -589,10 +605,12 @@ def resolve_proposal(choice: str, unit: DockingUnit, scenario: Any, space, obser
         info["reason"] = "off in the run configuration"
         return None, info
     if choice == "auto":
-        prop = find_proposal(key)
+        prop, where = find_proposal(key)
         if prop is None:
             info["reason"] = (f"none trained for this scenario and priors in {cache_dir()} "
-                              "(dockrecon train)")
+                              "or shipped with the package (dockrecon train)")
+        else:
+            info["source"] = where
         return prop, info
     try:
         prop = load_proposal(choice)

@@ -114,18 +114,19 @@ def _old_path(path: Path) -> Path:
     return path.with_name(f".{path.name}{_OLD_SUFFIX}")
 
 
-def check_writable(path: str | os.PathLike, *, directory: bool = False,
+def check_writable(path: str | os.PathLike, *, directory: bool | None = False,
                    option: str = "--output") -> Path:
-    """Check, before any work, that ``path`` can be written: a file (``directory`` False)
-    or a directory of files (True). The nearest existing ancestor must be a writable
-    directory, and ``path`` itself, if it exists, of the right kind. Raises
-    :class:`InputError` naming ``option`` and the path; returns the path."""
+    """Check, before any work, that ``path`` can be written: a file (``directory`` False),
+    a directory of files (True) or either (None: an existing directory is written into, any
+    other path is a file). The nearest existing ancestor must be a writable directory, and
+    ``path`` itself, if it exists, of the right kind. Raises :class:`InputError` naming
+    ``option`` and the path; returns the path."""
     p = Path(path)
     if directory and p.exists() and not p.is_dir():
         raise InputError("exists and is not a directory", key=option, source=str(p))
-    if not directory and p.is_dir():
+    if directory is False and p.is_dir():
         raise InputError("is a directory; give a file name", key=option, source=str(p))
-    anc = p if directory and p.is_dir() else p.parent
+    anc = p if directory is not False and p.is_dir() else p.parent
     while not anc.exists():
         if anc.parent == anc:
             break
@@ -139,7 +140,7 @@ def check_writable(path: str | os.PathLike, *, directory: bool = False,
     except OSError as exc:
         raise InputError(f"cannot write in {anc} ({exc.strerror or exc})", key=option,
                          source=str(p)) from None
-    if p.exists() and not directory and not os.access(p, os.W_OK):
+    if p.is_file() and not directory and not os.access(p, os.W_OK):
         # replaced by rename, which needs the directory only; still, a read-only file is
         # the user saying "do not overwrite"
         raise InputError("exists and is read-only", key=option, source=str(p))

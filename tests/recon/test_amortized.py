@@ -224,6 +224,16 @@ def test_resolve_proposal_refuses_a_file_of_another_scenario(tmp_path, monkeypat
     cfg = RunConfig.from_dict(tomllib.loads((FLIGHTS / "run.toml").read_text()))
     prop, info = A.resolve_proposal("off", unit, scn, cfg.space, cfg.observation)
     assert prop is None and "off" in info["reason"]
+    # the shipped proposal of the shipped priors, unless the user's cache has its own
+    prop, info = A.resolve_proposal("auto", unit, scn, cfg.space, cfg.observation)
+    assert prop is not None and info["source"] == "shipped"
+    mine = tmp_path / "cache" / "proposals" / f"{prop.digest}.npz"
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes((A.shipped_dir() / f"{prop.digest}.npz").read_bytes())
+    assert A.resolve_proposal("auto", unit, scn, cfg.space, cfg.observation)[1]["source"] \
+        == "cache"
+    mine.unlink()
+    monkeypatch.setattr(A, "SHIPPED_DIR", tmp_path / "none")
     prop, info = A.resolve_proposal("auto", unit, scn, cfg.space, cfg.observation)
     assert prop is None and "dockrecon train" in info["reason"]
     junk = tmp_path / "junk.npz"
@@ -313,3 +323,36 @@ def test_validate_refuses_a_proposal_file_reconstruct_would_refuse(cli_run, tmp_
     assert r.exit_code == 2, r.output
     assert "optimizer.proposal" in r.output and str(tmp_path / "nowhere.npz") in r.output
     assert "Traceback" not in r.output
+
+
+#: the units whose shipped flights have a shipped proposal (the peripheral unit's is not
+#: trained yet: its flights screen)
+SHIPPED_PROPOSAL_UNITS = ("probe_cone",)
+
+
+def test_every_shipped_flight_finds_the_proposal_shipped_for_it():
+    """The package ships a learned proposal for the shipped presets and run configurations
+    of :data:`SHIPPED_PROPOSAL_UNITS` (``make proposals``), and only those: every flight of
+    the shipped campaign of those units resolves ``proposal = "auto"`` to a shipped file (the
+    test session's cache is empty), and every shipped file serves one of them. A preset,
+    prior or channel changed without retraining changes the digest and fails here, rather
+    than the shipped flights silently screening."""
+    from recon.app.campaign import load_manifest
+    from recon.flight import flight_problem
+
+    used = set()
+    for spec in load_manifest(FLIGHTS / "campaign.toml"):
+        flight = flight_problem(list(spec.telemetry), spec.scenario, config=spec.config)
+        info = flight.proposal_choice
+        if flight.unit.name not in SHIPPED_PROPOSAL_UNITS:
+            assert flight.proposal is None, spec.name
+            continue
+        assert flight.proposal is not None and info.get("source") == "shipped", (spec.name,
+                                                                                  info)
+        assert flight.proposal.digest[:16] == info["digest"]
+        used.add(flight.proposal.digest)
+    shipped = {p.stem for p in A.shipped_dir().glob("*.npz")}
+    assert shipped == used
+    for key in shipped:
+        prop = A.load_proposal(A.shipped_dir() / f"{key}.npz")
+        assert prop.digest == key and prop.record["training_seed"] == 1

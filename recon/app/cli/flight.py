@@ -145,8 +145,9 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
 @config_option("the run TOML whose priors and fitted channels the proposal serves "
                "([parameters], [observation]; without it the scenario's [envelope] and the "
                "unit's channels and sensor noise)")
-@output_option("the proposal file (default: the user cache, where reconstruct finds it)",
-               required=False, metavar="FILE.npz")
+@output_option("the proposal file, or an existing directory to write it into under its "
+               "digest's name, as a cache holds it (default: the user cache, where "
+               "reconstruct finds it)", required=False, dir_okay=True, metavar="FILE.npz|DIR")
 @click.option("--flights", type=click.IntRange(min=500, max=1_000_000), default=20000,
               show_default=True, help="Simulated flights to learn from.")
 @click.option("--epochs", type=click.IntRange(min=1, max=100_000), default=200,
@@ -167,7 +168,9 @@ def train_cmd(scenario: str, config: str | None, output: str | None, flights: in
                               epochs=epochs, progress=progress)
     finally:
         progress.close()
-    path = Path(output) if output else cache_dir() / f"{prop.digest}.npz"
+    path = Path(output) if output else cache_dir()
+    if path.is_dir() or not output:
+        path = path / f"{prop.digest}.npz"
     path.parent.mkdir(parents=True, exist_ok=True)
     prop.save(path)
     rec = prop.record

@@ -177,7 +177,7 @@ def common_options(f):
     return f
 
 
-def _writable(directory: bool):
+def _writable(directory: bool | None):
     """Click callback: the output location checked before any work
     (:func:`recon.app.outputs.check_writable`); the message names the option and the path."""
     def check(ctx: click.Context, param: click.Parameter, value):
@@ -227,7 +227,8 @@ def output_option(what: str, *, required: bool = True, file_okay: bool = True,
     names = ([short] if short else []) + [flag, dest]
     return click.option(*names, required=required, default=default,
                         metavar=metavar,
-                        callback=_writable(directory=dir_okay and not file_okay),
+                        callback=_writable(directory=(None if dir_okay and file_okay
+                                                      else dir_okay)),
                         type=click.Path(file_okay=file_okay, dir_okay=dir_okay, path_type=str),
                         help=f"Output: {what}.")
 

@@ -12,7 +12,8 @@ from recon.app.cli.options import Progress
 #: commands that write files (``-o`` names where), and those that only print
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
            "identify rig", "identify resonance", "identify resonance-coupling", "reconstruct",
-           "samples generate", "report", "campaign", "study calibration", "study merge", "train"}
+           "samples generate", "report", "campaign", "fleet", "study calibration", "study merge",
+           "train"}
 PRINTERS = {"validate", "bench docking"}
 
 
