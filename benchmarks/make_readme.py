@@ -86,7 +86,9 @@ FILES = {
     "calibration_study40.json": ("probe-cone study, 40 flights, moments importance refit",
                                  "importance_sampling.rst"),
     "calibration_study40_quadratic.json": ("probe-cone study, 40 flights, quadratic refit "
-                                           "(shipped)", "calibration_studies.rst"),
+                                           "(screened starts)", "calibration_studies.rst"),
+    "calibration_study40_learned.json": ("the same 40 flights from the shipped learned "
+                                         "proposal", "calibration_studies.rst"),
     "calibration_peripheral_1ms_cal00-09.json": ("peripheral study at the 1-ms step, part 1 of "
                                                  "4", "calibration_studies.rst"),
     "calibration_peripheral_1ms_cal10-19.json": ("part 2 of 4", "calibration_studies.rst"),
@@ -461,11 +463,19 @@ def _study(docs: list[dict]) -> dict:
             "lr_mean": statistics.fmean(lr) if lr else None,
             "lr_in95": sum(x <= CHI2_12_95 for x in lr) / n if lr else None,
             "ess_below_100": sum(1 for f in ok if (f.get("ess") or 0) < 100),
+            "khat_over": sum(1 for f in ok if f.get("pareto_k") is not None
+                             and f.get("pareto_k_limit") is not None
+                             and f["pareto_k"] > f["pareto_k_limit"]),
+            "learned": sum(1 for f in flights if f.get("search_path") == "learned"
+                           and (f.get("search_rounds") or 1) <= 1),
+            "learned_then_screen": sum(1 for f in flights if f.get("search_path") == "learned"
+                                       and (f.get("search_rounds") or 1) > 1),
             "not_ok": n - len(ok)}
 
 
 STUDIES = (
-    ("probe-cone, cut records", ["calibration_study40_quadratic.json"]),
+    ("probe-cone, cut records, screened", ["calibration_study40_quadratic.json"]),
+    ("probe-cone, cut records, learned starts", ["calibration_study40_learned.json"]),
     ("peripheral, cut records", ["calibration_peripheral_1ms_cal00-09.json",
                                  "calibration_peripheral_1ms_cal10-19.json",
                                  "calibration_peripheral_1ms_cal20-37.json",
@@ -497,6 +507,10 @@ def calibration() -> list[str]:
             f"{s['lr_mean']:.1f}, {s['lr_in95']:.2f}" for _, _, s in studies],
         ["flights below importance ESS 100 / fits not ok"] + [
             f"{s['ess_below_100']} / {s['not_ok']}" for _, _, s in studies],
+        ["importance k-hat over its limit (the hybrid engine: emcee)"] + [
+            str(s["khat_over"]) for _, _, s in studies],
+        ["search from the learned proposal / learned, then screened"] + [
+            f"{s['learned']} / {s['learned_then_screen']}" for _, _, s in studies],
     ]
     out = ["## Calibration studies", "",
            "`dockrecon study calibration`: flights drawn from the run configuration's priors, "

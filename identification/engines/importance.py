@@ -344,7 +344,9 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                 alphas.append(max(sw, 1e-3 * w.sum()))
                 how.append("quadratic")
                 continue
-            if (sw * sw / np.sum(wj * wj)) < xr.shape[1] + 2:
+            s2 = float(np.sum(wj * wj))
+            # a component none of whose draws carries weight has no effective draws either
+            if s2 == 0.0 or sw * sw / s2 < xr.shape[1] + 2:
                 # too few effective draws to refit: the posterior is narrower than this
                 # component (or off its centre). Zoom in: centre on its heaviest draw,
                 # shrink the scale to 0.3 of the variance.
