@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -78,7 +77,7 @@ def load_fleet(path: str | os.PathLike):
     return specs, tuple(shared), dataclasses.replace(FleetSettings(), **rest)
 
 
-def _flight_gaussian(spec, out: Path, shared: Sequence[str]):
+def _flight_gaussian(spec, problem, out: Path, shared: Sequence[str]):
     """A flight's posterior as the combination's Gaussian (:class:`identification.engines.
     fleet.FlightGaussian`) and its ``result.json``: centred on its most probable point, with
     the Laplace covariance there (the Jacobian with the flight's own finite-difference step).
@@ -90,10 +89,7 @@ def _flight_gaussian(spec, out: Path, shared: Sequence[str]):
     from identification.engines.fleet import FlightGaussian
     from identification.engines.laplace import laplace_covariance
     from identification.engines.least_squares import jacobian
-    from recon.calibration import study_problem
-
     doc = json.loads((out / spec.name / "result.json").read_text())
-    problem = study_problem(spec)
     names = tuple(problem.names)
     x = np.array([doc["parameters"][n]["map"] for n in names], float)
     step = float((doc.get("settings") or {}).get("engine", {}).get("jac_step", 1e-2))
@@ -118,12 +114,10 @@ def fleet_round_task(spec, names: Sequence[str], gaussian, m: np.ndarray, inner:
                         np.random.default_rng(seed), df=df, inflate=inflate)
 
 
-def _prior_of(spec, shared: Sequence[str]):
-    """The shared parameters' priors of one flight: (log prior function, Gaussian precision
-    and mean, a comparable description)."""
-    from recon.calibration import study_problem
-
-    sp = study_problem(spec).space
+def _prior_of(spec, problem, shared: Sequence[str]):
+    """The shared parameters' priors of one flight (its ``problem``): (log prior function,
+    Gaussian precision and mean, a comparable description)."""
+    sp = problem.space
     missing = [n for n in shared if n not in sp.free_names]
     if missing:
         raise InputError(f"flight {spec.name} does not free the shared parameter(s) "
@@ -159,7 +153,10 @@ def run_fleet(manifest: str | os.PathLike, out: str | os.PathLike, *,
     out = Path(out)
     t0 = time.time()
     # the flights' shared parameters and priors checked before any reconstruction
-    priors = [_prior_of(s, shared) for s in specs]
+    from recon.calibration import study_problem
+
+    problems = [study_problem(s) for s in specs]   # each flight's, as its reconstruction's
+    priors = [_prior_of(s, p, shared) for s, p in zip(specs, problems)]
     for s, p in zip(specs[1:], priors[1:]):
         if p[3] != priors[0][3]:
             raise InputError(f"flight {s.name} gives the shared parameters other priors than "
@@ -175,7 +172,8 @@ def run_fleet(manifest: str | os.PathLike, out: str | os.PathLike, *,
     if bad:
         raise InputError("not every flight is a plausible reconstruction, so the fleet cannot "
                          "combine them: " + "; ".join(bad), source=str(out))
-    gaussians, docs = zip(*(_flight_gaussian(s, out, shared) for s in specs))
+    gaussians, docs = zip(*(_flight_gaussian(s, p, out, shared)
+                            for s, p in zip(specs, problems)))
     log_prior, prec, mean, _ = priors[0]
     n_workers = max(1, int(workers or os.cpu_count() or 1))
     client, cluster = _client(n_workers, scheduler, max(1, (os.cpu_count() or 1) // n_workers))

@@ -16,7 +16,7 @@ from models.errors import InputError
 from models.probe_cone._kernels import kernel as kp
 from models.probe_cone._kernels.absorbers import (AXIAL_FIELDS, LATERAL_FIELDS, axial_table,
                                                   lateral_table)
-from models.probe_cone.config import AxialAbsorber, LateralAbsorber
+from models.probe_cone.config import LateralAbsorber
 from models.probe_cone import load_preset
 
 S = importlib.import_module("models.probe_cone.simulate")   # the package exports simulate()
@@ -37,52 +37,44 @@ def _draws(base, fields, n, rng, spread):
             for _ in range(n)]
 
 
-def test_rebuilt_axial_table_is_bit_identical_and_refuses_the_same_numbers():
-    scn = load_preset("reference")
-    base = scn.probe.axial
-    rng = np.random.default_rng(3)
+def _agree(base, fields, draws, build) -> int:
+    """For the preset's numbers and each of ``draws``: the compiled ``build(table, numbers)``
+    refuses exactly the numbers the Python construction refuses, and its table is the Python
+    one bit for bit (every entry written: the table starts as NaN). Returns how many were
+    valid."""
     size = base.element().table().size
     valid = 0
-    draws = _draws(base, AXIAL_FIELDS + ("slip_force",), 400, rng, 0.6)
-    draws.insert(0, {f: getattr(base, f) for f in AXIAL_FIELDS + ("slip_force",)})
-    for vals in draws:
+    for vals in [{f: getattr(base, f) for f in fields}, *draws]:
         try:
             ab = dataclasses.replace(base, **vals)
         except InputError:
             ab = None
         ref = None if ab is None else _python_table(ab)
         table = np.full(size, np.nan)
-        c = np.array([vals[f] for f in AXIAL_FIELDS])
-        status = axial_table(table, 0, c, vals["slip_force"])
+        status = build(table, vals)
         assert (status == 0) == (ref is not None), vals
         if ref is not None:
             valid += 1
             assert np.array_equal(table, ref), (vals, table - ref)
+    return valid
+
+
+def test_rebuilt_axial_table_is_bit_identical_and_refuses_the_same_numbers():
+    base = load_preset("reference").probe.axial
+    fields = AXIAL_FIELDS + ("slip_force",)
+    draws = _draws(base, fields, 400, np.random.default_rng(3), 0.6)
+    valid = _agree(base, fields, draws, lambda table, v: axial_table(
+        table, 0, np.array([v[f] for f in AXIAL_FIELDS]), v["slip_force"]))
     # both kinds of case were exercised
     assert 50 < valid < len(draws) - 50, valid
 
 
 @pytest.mark.parametrize("which", ["lateral", "torsion"])
 def test_rebuilt_lateral_table_is_bit_identical_and_refuses_the_same_numbers(which):
-    scn = load_preset("reference")
-    base = getattr(scn.probe, which)
-    rng = np.random.default_rng(4)
-    size = base.element().table().size
-    valid = 0
-    draws = _draws(base, LATERAL_FIELDS, 400, rng, 1.2)
-    draws.insert(0, {f: getattr(base, f) for f in LATERAL_FIELDS})
-    for vals in draws:
-        try:
-            ab = dataclasses.replace(base, **vals)
-        except InputError:
-            ab = None
-        ref = None if ab is None else _python_table(ab)
-        table = np.full(size, np.nan)
-        status = lateral_table(table, 0, np.array([vals[f] for f in LATERAL_FIELDS]))
-        assert (status == 0) == (ref is not None), vals
-        if ref is not None:
-            valid += 1
-            assert np.array_equal(table, ref), (vals, table - ref)
+    base = getattr(load_preset("reference").probe, which)
+    draws = _draws(base, LATERAL_FIELDS, 400, np.random.default_rng(4), 1.2)
+    valid = _agree(base, LATERAL_FIELDS, draws, lambda table, v: lateral_table(
+        table, 0, np.array([v[f] for f in LATERAL_FIELDS])))
     assert 50 < valid < len(draws) - 50, valid
     assert isinstance(base, LateralAbsorber)
 
