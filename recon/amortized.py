@@ -162,7 +162,15 @@ class Summary:
     # -- a record ------------------------------------------------------------------------
     def of_record(self, telemetry) -> tuple[np.ndarray | None, str]:
         """The record's feature vector [SI, s], or None and the reason it has none (no
-        contact edge, a channel missing, the record not covering the summary's window)."""
+        contact edge, a channel missing, the record not covering the summary's window).
+
+        A continuous channel whose record starts less than ``pre`` before the first contact,
+        but before it, is read at its first sample for the times before that sample: before
+        the first contact the mechanism is at rest in free flight (probe, ring on its legs),
+        so its channels hold their free-flight values, which the first sample is. A record
+        cut a tenth of a second before contact is thus read as the simulated flights are,
+        instead of being handed to the screen (a study's records are cut at a random time
+        before contact)."""
         from recon.span import first_edge
 
         t_c = first_edge(telemetry, self.contact_flag)
@@ -174,9 +182,10 @@ class Summary:
                 return None, f"the record has no channel '{name}'"
         for name in self.continuous:
             t, y = telemetry.samples(name)
-            if t.size < 2 or t[0] > t_c - self.pre or t[-1] < t_c + self.post:
-                return None, (f"'{name}' does not cover {self.pre:g} s before to "
-                              f"{self.post:g} s after first contact")
+            if t.size < 2 or t[0] >= t_c or t[-1] < t_c + self.post:
+                return None, (f"'{name}' does not cover the free flight before, and "
+                              f"{self.post:g} s after, first contact")
+            # np.interp holds the first sample before it: the free-flight value
             out.append(np.interp(t_c + self.tau, t, y))
         for name in self.rates:
             t, y = telemetry.samples(name)

@@ -44,6 +44,9 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     importance_max = 4000    # optional: go on sampling, a round (importance / 4 draws) at a
                              #   time, while the effective sample size is below
                              #   mcmc_below_ess, up to this many draws (default: importance)
+    importance_enough = 400  # optional: end the importance sampling early, after at least
+                             #   two rounds, once its effective sample size reaches this
+                             #   with a trustworthy Pareto k-hat (default: never early)
     mcmc_below_ess = 100     # optional: emcee only when the importance sampling's effective
                              #   sample size is below this (--mcmc-below-ess; default: always)
     search_retries = 2       # screen again (new seed) while the best fit is implausible
@@ -115,6 +118,7 @@ DEFAULT_RUN: dict[str, dict[str, Any]] = {
     "optimizer": {"starts": 0, "screen": 512, "keep": 8, "pre_nfev": 20, "pre_keep": 2,
                   "max_nfev": 100, "jac_step": 1e-2, "draws": 40, "importance": 2000,
                   "importance_adapt": "quadratic", "importance_max": 4000,
+                  "importance_enough": 400,
                   "mcmc_below_ess": 100, "search_retries": 2},
     "sampler": {"walkers": 32, "ensembles": 2, "max_steps": 2000, "check_every": 100},
 }
@@ -223,6 +227,7 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "draws": (True, 1, 100_000),
     "importance": (True, 0, 10_000_000),
     "importance_max": (True, 0, 10_000_000),
+    "importance_enough": (False, 1.0, 1e9),
     "mcmc_below_ess": (False, 1e-9, 1e9),
     "search_retries": (True, 0, 100),
 }
@@ -330,6 +335,9 @@ class RunConfig:
         if below is not None and int(opt.get("importance", 0)) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
                              key="optimizer.mcmc_below_ess")
+        if opt.get("importance_enough") is not None and int(opt.get("importance", 0)) <= 0:
+            raise InputError("needs importance sampling: set optimizer.importance > 0",
+                             key="optimizer.importance_enough")
         imax = opt.get("importance_max")
         if imax is not None:
             if below is None:
@@ -365,7 +373,9 @@ class RunConfig:
             polish_step=(None if opt.get("polish_step") is None
                          else float(opt["polish_step"])),
             importance_adapt=adapt,
-            importance_max=None if imax is None else int(imax))
+            importance_max=None if imax is None else int(imax),
+            importance_enough=(None if opt.get("importance_enough") is None
+                               else float(opt["importance_enough"])))
         return cls(parameter_space(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),

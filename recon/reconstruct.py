@@ -84,6 +84,10 @@ class ReconstructSettings:
     # at most this many importance draws: extra rounds while the effective sample size is
     # below mcmc_below_ess (None: ``importance``; identification.engines.importance_samples)
     importance_max: int | None = None
+    # the importance sampling ends before its ``importance`` draws once their effective sample
+    # size reaches this with a trustworthy k-hat (None: never early;
+    # identification.engines.importance_samples, ``ess_enough``)
+    importance_enough: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -354,6 +358,7 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                            diff_step=settings.jac_step, max_nfev=settings.max_nfev,
                            polish_step=settings.polish_step, adapt=settings.importance_adapt,
                            n_max=settings.importance_max, ess_target=settings.mcmc_below_ess,
+                           ess_enough=settings.importance_enough,
                            progress=progress)
     judge(problem, result)
     if result.status == "implausible" and explain is not None:

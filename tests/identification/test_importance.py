@@ -202,3 +202,85 @@ def test_mcmc_follows_untrustworthy_weights_whatever_their_ess():
         r.diagnostics["importance"] = {"ess": 900.0, "pareto_k": k, "pareto_k_limit": 0.7}
         assert _mcmc_wanted(settings, r) is want
         assert ("Pareto k-hat" in r.diagnostics.get("mcmc_reason", "")) is want
+
+
+def test_sampling_ends_early_once_the_effective_sample_size_is_enough():
+    """With ``ess_enough`` the sampler stops after the first round (at least the second) whose
+    draws so far reach that ESS with a trustworthy k-hat: on the exact Laplace proposal (a
+    Student t 1.5 times the posterior's scale; round ESS measured 180 and 306 of 500 in 8
+    dimensions, 509 over both) ESS 200 is reached after two rounds, and the draws still give
+    the closed-form posterior. Where it is never reached (the moments rule on an overstated Jacobian: total
+    ESS about 14) the run is the usual ``n``."""
+    problem, mean, cov, J = flat_linear_problem()
+    se = np.sqrt(np.diag(cov))
+    draws, stderr, info = importance_samples(problem, mean, J, 2000, np.random.default_rng(5),
+                                             ess_enough=200.0)
+    assert info["n_proposal"] == 1000 and info["rounds"] == 2
+    assert info["ess"] >= 200.0 and info["pareto_k"] <= info["pareto_k_limit"]
+    # sd within 15 % (sampling error of an sd from ESS 200: 5 %); mean within 4 standard errors
+    assert stderr == pytest.approx(se, rel=0.15)
+    assert np.all(np.abs(draws.mean(axis=0) - mean) < 4 * se / np.sqrt(info["ess"] / 2))
+    bad = J * np.array([5.0, 6.0, 4.0, 1, 1, 1, 1, 1])[None, :]
+    _, _, never = importance_samples(problem, mean, bad, 2000, np.random.default_rng(7),
+                                     ess_enough=200.0)
+    assert never["n_proposal"] == 2000 and never["rounds"] == 4
+
+
+def test_a_draw_beating_the_optimum_ends_the_sampling_and_polishes_again():
+    """An optimum the search left short (here: one evaluation from a start 3 posterior sd off
+    in every parameter) is found out by the first round's draws, some of which are more
+    probable by more than e^2: that attempt stops after its first round (500 draws,
+    ``discarded``), the engine polishes again from the best draw, and the sampling from the
+    true optimum runs whole and gives the closed-form posterior."""
+    from identification.engines import importance, laplace, least_squares
+
+    problem, mean, cov, J = flat_linear_problem()
+    se = np.sqrt(np.diag(cov))
+    result = least_squares(problem, starts=0, first_guess=mean + 3 * se, max_nfev=1)
+    lp_short = problem.log_probability(result.x_opt[None, :])[0]
+    lp_best = problem.log_probability(mean[None, :])[0]
+    assert lp_best > lp_short + 10.0
+    laplace(problem, result, rng=np.random.default_rng(0))
+    importance(problem, result, n=2000, rng=np.random.default_rng(1))
+    info = result.diagnostics["importance"]
+    assert info["restarts"] == 1 and info["discarded"] == 500
+    assert info["n_proposal"] == 2000 and not info["stopped"]
+    assert np.all(np.abs(result.x_opt - mean) < 1e-6 * se)
+    post = result.posterior
+    assert post.stderr == pytest.approx(se, rel=0.10)
+    assert np.all(np.abs(post.samples.mean(axis=0) - mean) < 4 * se / np.sqrt(info["ess"] / 2))
+
+
+class _TwoModes:
+    """A log density of two Gaussian modes in 4 dimensions, sd 0.1 each, at 0 and at
+    (1, 1, 1, 1), holding 97 % and 3 % of the mass (no prior box)."""
+
+    centres = (np.zeros(4), np.ones(4))
+    masses = (0.97, 0.03)
+    sd = 0.1
+
+    def log_probability(self, x):
+        from scipy.special import logsumexp
+
+        parts = [np.log(m) - 0.5 * np.sum((x - c) ** 2, axis=1) / self.sd ** 2
+                 for c, m in zip(self.centres, self.masses)]
+        return logsumexp(np.column_stack(parts), axis=1)
+
+
+def test_a_component_with_little_weight_keeps_its_scale():
+    """With the quadratic refit, a component that carries less than 5 % of a round's weight
+    keeps its centre and scale, and only its mixture weight follows: its few effective draws
+    mean that its mode holds little mass, not that the posterior is narrower than it. (Zoomed
+    in by 0.3 of its variance per round instead, as the moments rule does, a weak mode of the
+    shipped nominal probe-cone flight shrank to 1/50 of its Laplace scale, and the few draws
+    of that needle carried a quarter of the weight: ESS 16 of 4000, emcee.) Here the second
+    mode, 3 % of the mass, is kept at its Laplace scale through every round and its mass is
+    estimated within 0.01."""
+    problem = _TwoModes()
+    jac = np.eye(4) / problem.sd
+    _, _, info = importance_samples(problem, list(problem.centres), [jac, jac], 2000,
+                                    np.random.default_rng(4), adapt="quadratic")
+    assert all(r[1] == "kept" for r in info["refits"])
+    assert np.allclose(info["proposal_sd"][1], 1.5 * problem.sd)
+    assert info["mode_weights"][1] == pytest.approx(0.03, abs=0.01)
+    assert info["ess"] > 1000

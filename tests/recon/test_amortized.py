@@ -146,6 +146,56 @@ def test_a_records_summary_matches_its_truth_simulated(flight):
     assert abs(f_rec[i] - f_sim[i]) <= 2 * dt + 1e-9
 
 
+def test_a_record_cut_shortly_before_contact_reads_as_the_whole_one():
+    """A record that starts 0.1 s before first contact (less than the summary's 0.3 s) is
+    read, its continuous channels held at their first sample before it: the mechanism is at
+    rest in free flight, so each held feature lies within 6 noise sigmas plus a quantum of
+    the whole record's feature there, and every other feature is the whole record's exactly.
+    A record starting at the contact edge has no free flight and is refused."""
+    from recon.config import load_scenario
+    from recon.observation import ObservationModel
+    from recon.span import first_edge
+    from recon.telemetry import Telemetry, load_telemetry
+
+    unit, scn, _ = load_scenario(PROBE)
+    obs = {c.channel: c for c in unit.sensor_suite.sensors}
+    names = ("stroke", "gimbal_pitch", "gimbal_yaw", "capture", "active_rate_x",
+             "active_rate_y", "passive_rate_z")
+    model = ObservationModel.from_dict({"channels": {c: {"sigma": obs[c].sigma}
+                                                     for c in names}})
+    summary = A.Summary.for_flight(unit, model)
+    record = load_telemetry(FLIGHTS / "nominal.parquet")
+    t_c = first_edge(record, unit.contact_flag)
+    whole, why = summary.of_record(record)
+    assert whole is not None, why
+    cut, why = summary.of_record(record.window(t_c - 0.1))
+    assert cut is not None, why
+    k = summary.tau.size
+    i = 0
+    for c in summary.continuous:
+        first = record.window(t_c - 0.1).samples(c)[0][0]
+        held = t_c + summary.tau < first
+        assert held.sum() >= 4
+        a, b = whole[i:i + k], cut[i:i + k]
+        assert np.all(np.abs(a[held] - b[held]) <= 6 * obs[c].sigma + obs[c].quantum), c
+        np.testing.assert_array_equal(a[~held], b[~held])
+        i += k
+    kr = summary.tau_rates.size
+    for c in summary.rates:
+        # the gyro's pre-contact mean over the 0.1 s the cut record has, against the second
+        # the whole one has: within 6 sigma of one sample; its readings after contact equal
+        assert abs(whole[i] - cut[i]) <= 6 * obs[c].sigma + obs[c].quantum, c
+        np.testing.assert_array_equal(whole[i + 1:i + 1 + kr], cut[i + 1:i + 1 + kr])
+        i += 1 + kr
+    np.testing.assert_array_equal(whole[i:], cut[i:])
+    # the stroke not sampled before the contact edge (the flags are): no free flight
+    part = record.window(t_c - 0.1)
+    chans = {n: np.asarray(v, float).copy() for n, v in part.channels.items()}
+    chans["stroke"][np.asarray(part.t) < t_c] = np.nan
+    f, why = summary.of_record(Telemetry.from_arrays(part.t, chans))
+    assert f is None and "'stroke' does not cover the free flight" in why
+
+
 def test_simulated_dropouts_are_bridged_like_a_records():
     """The training features' dropouts: inside a gap the continuous features lie on the
     straight line between the channel's values at the gap's ends, outside it they are the
