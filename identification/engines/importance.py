@@ -351,19 +351,11 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                 alphas.append(mix.alphas[j])
                 how.append("kept")
                 continue
+            # a component with little of the round's weight is left to the moments rule: its
+            # own draws lie mostly on its border with the others, a poor base for a fit
             weak = sw < _MIN_SHARE * w.sum()
-            if adapt == "quadratic" and weak:
-                # a component with little of the round's weight keeps its centre and scale
-                # (its mixture weight follows the round): its own draws lie mostly on its
-                # border with the others, a poor base for a fit, and its few effective draws
-                # say that it holds little mass, not that the posterior is narrower than it
-                means.append(mix.means[j])
-                cvs.append(covs[j])
-                alphas.append(max(sw, 1e-3 * w.sum()))
-                how.append("kept")
-                continue
             fit = (quadratic_fit(xa[own == j], lpa[own == j], mix.means[j], covs0[j])
-                   if adapt == "quadratic" else None)
+                   if adapt == "quadratic" and not weak else None)
             if fit is not None:
                 cq = fit[1] * fit_inflate ** 2
                 if box_sd is not None:
@@ -378,7 +370,17 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
                 continue
             s2 = float(np.sum(wj * wj))
             # a component none of whose draws carries weight has no effective draws either
-            if s2 == 0.0 or sw * sw / s2 < xr.shape[1] + 2:
+            few = s2 == 0.0 or sw * sw / s2 < xr.shape[1] + 2
+            if few and adapt == "quadratic" and weak:
+                # under the quadratic refit a weak component with too few effective draws
+                # keeps its centre and scale (its mixture weight follows the round): they say
+                # that its mode holds little mass, not that the posterior is narrower than it
+                means.append(mix.means[j])
+                cvs.append(covs[j])
+                alphas.append(max(sw, 1e-3 * w.sum()))
+                how.append("kept")
+                continue
+            if few:
                 # too few effective draws to refit: the posterior is narrower than this
                 # component (or off its centre). Zoom in: centre on its heaviest draw,
                 # shrink the scale to 0.3 of the variance.

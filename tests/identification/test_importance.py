@@ -267,20 +267,30 @@ class _TwoModes:
         return logsumexp(np.column_stack(parts), axis=1)
 
 
-def test_a_component_with_little_weight_keeps_its_scale():
+def test_a_weak_component_with_few_effective_draws_keeps_its_scale():
     """With the quadratic refit, a component that carries less than 5 % of a round's weight
-    keeps its centre and scale, and only its mixture weight follows: its few effective draws
-    mean that its mode holds little mass, not that the posterior is narrower than it. (Zoomed
-    in by 0.3 of its variance per round instead, as the moments rule does, a weak mode of the
-    shipped nominal probe-cone flight shrank to 1/50 of its Laplace scale, and the few draws
-    of that needle carried a quarter of the weight: ESS 16 of 4000, emcee.) Here the second
-    mode, 3 % of the mass, is kept at its Laplace scale through every round and its mass is
-    estimated within 0.01."""
+    and has fewer than ``d + 2`` effective draws keeps its centre and scale, and only its
+    mixture weight follows: its few effective draws mean that its mode holds little mass,
+    not that the posterior is narrower than it. Zoomed in by 0.3 of its variance per round
+    instead (the moments rule for a component that dominates), a weak mode of the shipped
+    nominal probe-cone flight shrank to 1/50 of its Laplace scale and the few draws of that
+    needle carried a quarter of the weight (ESS 16 of 4000, emcee).
+
+    Here the second mode holds 3 % of the mass and its component starts 4 sd off it. Zoomed,
+    the component walks off and the mode is lost: 0.0-0.1 % of the resampled draws near it
+    in 6 seeds, with a reassuring ESS near 1200. Kept, it is never zoomed, and the mode keeps
+    its mass: measured 0.4-2.6 % per seed, 1.4 % on average (the Monte Carlo error of a mode
+    this poorly covered is large; the bounds below are half of that)."""
     problem = _TwoModes()
     jac = np.eye(4) / problem.sd
-    _, _, info = importance_samples(problem, list(problem.centres), [jac, jac], 2000,
-                                    np.random.default_rng(4), adapt="quadratic")
-    assert all(r[1] == "kept" for r in info["refits"])
-    assert np.allclose(info["proposal_sd"][1], 1.5 * problem.sd)
-    assert info["mode_weights"][1] == pytest.approx(0.03, abs=0.01)
-    assert info["ess"] > 1000
+    shares = []
+    for seed in range(6):
+        draws, _, info = importance_samples(
+            problem, [problem.centres[0], problem.centres[1] + 0.4], [jac, jac], 2000,
+            np.random.default_rng(seed), adapt="quadratic")
+        second = [r[1] for r in info["refits"]]
+        assert "zoom" not in second
+        near = (np.linalg.norm(draws - problem.centres[1], axis=1)
+                < np.linalg.norm(draws - problem.centres[0], axis=1))
+        shares.append(near.mean())
+    assert min(shares) > 0.002 and np.mean(shares) > 0.007
