@@ -61,10 +61,15 @@ is a property of the likelihood and the search, whatever the sampler: a small ``
 points at the records (the recorder's noise against the reconstruction's noise model) or
 at a search that stops short of the optimum, not at the intervals.
 
-Scope. The study simulates the drawn initial conditions; a run configuration that frees any
-other model parameter (a mechanism characteristic) is refused, because the recorder would
-not simulate the drawn value of it. The clock offset of a realistic record is set by the
-recorder (the record's clock at the start plane), not drawn.
+Scope. The study simulates the drawn initial conditions and the drawn numbers of the unit
+that the run configuration frees by their scenario paths
+(``[parameters."probe.axial_absorber.slip_force"]``): each flight is simulated and recorded
+with a copy of the scenario holding its draw (:func:`scenario_for_draws`), so its unit is
+not the preset, as a real one is not, and the reconstruction fits them against the preset's
+scenario as it would a flight's. A number freed by a short name (``brake_slip_force``,
+``lateral_spring_scale``) is refused (a scale has no place in the scenario to put it): the
+study asks for its path. The clock offset of a realistic record is set by the recorder (the
+record's clock at the start plane), not drawn.
 """
 from __future__ import annotations
 
@@ -192,10 +197,49 @@ def _capture_event(unit) -> str:
     return dict(unit.clock_events).get(unit.capture_flag, "capture")
 
 
-def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, window: float
+def scenario_for_draws(unit, document: Mapping[str, Any], paths: Sequence[str]
+                       ) -> Callable[[Mapping[str, float]], Any]:
+    """``scenario(draw)``: the unit's scenario of ``document`` (a scenario TOML's tables)
+    with the values of ``draw`` at the dotted ``paths`` (module docstring, 'Scope')."""
+    import copy
+
+    def scenario(draw: Mapping[str, float]) -> Any:
+        doc = copy.deepcopy(dict(document))
+        for path in paths:
+            *tables, key = path.split(".")
+            node = doc
+            for t in tables:
+                node = node[t]
+            node[key] = float(draw[path])
+        return unit.scenario(doc)
+
+    return scenario
+
+
+def scenario_paths(document: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The ``names`` that are numbers of ``document`` (a scenario TOML's tables) by their
+    dotted paths; an :class:`InputError` (key ``parameters.NAME``) for one that is not."""
+    out = []
+    for name in names:
+        node: Any = document
+        for part in name.split("."):
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if "." not in name or isinstance(node, bool) or not isinstance(node, (int, float)):
+            raise InputError("a calibration study draws a number of the unit by its path in "
+                             "the scenario (e.g. \"probe.axial_absorber.slip_force\"), which "
+                             "it sets in each flight's scenario; this name is not one "
+                             "(recon.calibration, 'Scope')", key=f"parameters.{name}")
+        out.append(name)
+    return out
+
+
+def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, window: float,
+                 scenario_for: Callable[[Mapping[str, float]], Any] | None = None
                  ) -> list[dict[str, Any]]:
     """The study's flights in order: ``{"name", "index", "draw" (every parameter, SI),
-    "tries", "capture_t"}`` (module docstring, step 1)."""
+    "tries", "capture_t"}`` (module docstring, step 1). ``scenario_for(draw)``: the scenario
+    of a draw that sets numbers of the unit (:func:`scenario_for_draws`); None: ``scenario``
+    for every draw."""
     rng = np.random.default_rng(seed)
     t_latest = HORIZON if records == "realistic" else window - 1.0
     event = _capture_event(unit)
@@ -206,7 +250,8 @@ def draw_flights(unit, scenario, space, n: int, seed: int, *, records: str, wind
             full = dict(zip(space.names, space.full(x[None, :])[0]))
             ic = {k: float(full[k]) for k in unit.initial_conditions if k in full}
             try:
-                tr = unit.simulate(scenario, ic, duration=t_latest + 0.1, rate=100.0)
+                scn = scenario if scenario_for is None else scenario_for(full)
+                tr = unit.simulate(scn, ic, duration=t_latest + 0.1, rate=100.0)
             except SimulationError:     # outside the model's range: rejected (docstring)
                 continue
             t_cap = tr.events.get(event)
@@ -229,18 +274,21 @@ def flight_recorder(unit) -> Callable:
 
 
 def record_flights(unit, scenario, flights: Sequence[Mapping[str, Any]], directory: Path,
-                   settings: StudySettings, window: float) -> list[dict[str, Any]]:
+                   settings: StudySettings, window: float,
+                   scenario_for: Callable[[Mapping[str, float]], Any] | None = None
+                   ) -> list[dict[str, Any]]:
     """Record every drawn flight into ``directory`` (module docstring, step 2); adds
     ``"telemetry"`` (file paths) and ``"truth"`` (the free parameters' truth, SI; the clock
     offset of a realistic record is the recorder's) to each and writes
-    ``<flight>.truth.json``."""
+    ``<flight>.truth.json``. ``scenario_for`` as in :func:`draw_flights`."""
     record = flight_recorder(unit)
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for f in flights:
         i = f["index"]
         ic = {k: f["draw"][k] for k in unit.initial_conditions if k in f["draw"]}
-        paths, truth = record(f["name"], directory, ic, scenario=scenario,
+        scn = scenario if scenario_for is None else scenario_for(f["draw"])
+        paths, truth = record(f["name"], directory, ic, scenario=scn,
                               seed=settings.seed * 1000 + i,
                               rng=np.random.default_rng([settings.seed, i]),
                               records=settings.records,

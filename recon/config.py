@@ -144,6 +144,15 @@ def load_scenario(path: str | os.PathLike) -> tuple[DockingUnit, Any, dict[str, 
         raise exc.with_source(str(path))
 
 
+def scenario_document(path: str | os.PathLike) -> dict[str, Any]:
+    """A scenario TOML's own tables (the unit's), without the run tables and the envelope
+    that :func:`load_scenario` strips: what ``unit.scenario`` reads."""
+    d = load_toml(path)
+    for k in (*RUN_TABLES, "envelope"):
+        d.pop(k, None)
+    return d
+
+
 def envelope_parameters(envelope: Mapping[str, Any], *, key: str = "envelope"
                         ) -> dict[str, Any]:
     """A ``[parameters]`` table from an ``[envelope]`` table (module docstring): a number

@@ -53,9 +53,12 @@ def _score(spec, out: Path) -> dict[str, Any]:
                         posterior=posterior, problem=problem)
 
 
-def _study_config(cfg_path: str, unit):
-    """The run configuration of a study and its free parameters; refused when it does not
-    give every initial condition (free or fixed) or frees another parameter ('Scope')."""
+def _study_config(cfg_path: str, unit, document: Mapping[str, Any] | None = None):
+    """The run configuration of a study, its free parameters and the free numbers of the
+    unit it draws by their scenario paths (in ``document``, the scenario's tables); refused
+    when it does not give every initial condition (free or fixed) or frees a number of the
+    unit by anything but its path (recon.calibration, 'Scope')."""
+    from recon.calibration import scenario_paths
     from recon.config import RunConfig
     from recon.io import load_toml
 
@@ -65,16 +68,16 @@ def _study_config(cfg_path: str, unit):
         raise exc.with_source(cfg_path)
     free = list(cfg.space.free_names)
     extra = [n for n in free if n not in unit.initial_conditions and n != "clock_offset"]
-    if extra:
-        raise InputError(f"frees {', '.join(extra)}: a calibration study simulates the drawn "
-                         "initial conditions only (recon.calibration, 'Scope'); fix these "
-                         "parameters for the study", key="parameters", source=cfg_path)
+    try:
+        mechanism = scenario_paths(document or {}, extra)
+    except InputError as exc:
+        raise exc.with_source(cfg_path)
     missing = [n for n in unit.initial_conditions if n not in cfg.space.names]
     if missing:
         raise InputError(f"no {', '.join(missing)}: a calibration study draws every initial "
                          "condition of the flight (give the missing ones as fixed or with a "
                          "prior)", key="parameters", source=cfg_path)
-    return cfg, free
+    return cfg, free, mechanism
 
 
 def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int | None = None,
@@ -105,15 +108,23 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
         flight_recorder(unit)
     except InputError as exc:
         raise exc.with_source(settings.scenario)
-    cfg, free = _study_config(settings.config, unit)
+    from recon.calibration import scenario_for_draws
+    from recon.config import scenario_document
+
+    cfg, free, mechanism = _study_config(settings.config, unit,
+                                         scenario_document(settings.scenario))
+    # each flight's scenario holds its draw of the unit's freed numbers ('Scope')
+    scenario_for = (scenario_for_draws(unit, scenario_document(settings.scenario), mechanism)
+                    if mechanism else None)
     window = model_window(cfg)
     t0 = time.time()
     flights = draw_flights(unit, scenario, cfg.space, settings.flights, settings.seed,
-                           records=settings.records, window=window)
+                           records=settings.records, window=window, scenario_for=scenario_for)
     if settings.only is not None:       # every draw made, in order, so flight i is the same
         keep = set(settings.only)
         flights = [f for f in flights if f["index"] in keep]
-    flights = record_flights(unit, scenario, flights, out / "telemetry", settings, window)
+    flights = record_flights(unit, scenario, flights, out / "telemetry", settings, window,
+                             scenario_for=scenario_for)
     specs, truths = [], {}
     for f in flights:
         # the recorder's truth file (events, recorder settings) with the study's draw added

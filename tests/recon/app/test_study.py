@@ -183,8 +183,8 @@ def test_recorded_flight_carries_its_truth(study_space, tmp_path):
 
 
 def test_study_refuses_what_it_cannot_simulate(tmp_path):
-    """A configuration freeing a mechanism parameter, or leaving out an initial condition,
-    is refused with the file and the key before any flight is drawn."""
+    """A configuration freeing a number of the unit by a short name, or leaving out an
+    initial condition, is refused with the file and the key before any flight is drawn."""
     from models.probe_cone.unit import UNIT
     from recon.app.study import _study_config
 
@@ -193,13 +193,61 @@ def test_study_refuses_what_it_cannot_simulate(tmp_path):
     free_mech.write_text(text + '\n[parameters.brake_slip_force]\nlower = 100.0\n'
                          'upper = 900.0\nunit = "N"\n')
     with pytest.raises(InputError) as exc:
-        _study_config(str(free_mech), UNIT)
+        _study_config(str(free_mech), UNIT, {})
     assert "brake_slip_force" in str(exc.value) and "mech.toml" in str(exc.value)
     cut = tmp_path / "cut.toml"
     cut.write_text(re.sub(r"\[parameters\.rel_pos_x\][^\[]*", "", text))
     with pytest.raises(InputError) as exc:
-        _study_config(str(cut), UNIT)
+        _study_config(str(cut), UNIT, {})
     assert "rel_pos_x" in str(exc.value)
+
+
+def test_a_study_draws_the_unit_by_its_scenario_paths(study_space, tmp_path):
+    """A run configuration freeing the brake's slip force by its scenario path: the study
+    draws it with the initial conditions, and each flight is simulated and recorded with a
+    scenario holding its draw. The record shows it: its peak stroke is the one a simulation
+    with the drawn slip force gives (within 1 mm: noise 0.5 mm, quantum, 100-Hz frames), and
+    more than 3 mm away from the preset's. A short name (a scale has no place in the
+    scenario) and a path the scenario does not have are refused, naming the key."""
+    from models.probe_cone.unit import UNIT
+    from recon.app.study import _study_config
+    from recon.calibration import scenario_for_draws
+    from recon.config import scenario_document
+    from recon.telemetry import load_telemetry
+
+    unit, scenario, _ = study_space
+    path = "probe.axial_absorber.slip_force"
+    run = tmp_path / "mech.toml"
+    run.write_text((FLIGHTS / "run.toml").read_text()
+                   + f'\n[parameters."{path}"]\nlower = 2000.0\nupper = 2600.0\nunit = "N"\n')
+    doc = scenario_document(SCENARIO)
+    cfg, free, mechanism = _study_config(str(run), UNIT, doc)
+    assert mechanism == [path] and path in free
+    scenario_for = scenario_for_draws(unit, doc, mechanism)
+    flights = draw_flights(unit, scenario, cfg.space, 1, 5, records="cut", window=5.0,
+                           scenario_for=scenario_for)
+    drawn = flights[0]["draw"][path]
+    assert 2000.0 <= drawn <= 2600.0
+    st = StudySettings(scenario=str(SCENARIO), config=str(run), flights=1, seed=5,
+                       records="cut")
+    rec = record_flights(unit, scenario, flights, tmp_path, st, 5.0,
+                         scenario_for=scenario_for)[0]
+    assert rec["truth"][path] == drawn
+    peak = np.nanmax(load_telemetry(rec["telemetry"][0]).samples("stroke")[1])
+    ic = {k: flights[0]["draw"][k] for k in unit.initial_conditions}
+    as_drawn = unit.simulate(scenario_for(flights[0]["draw"]), ic, duration=5.0, rate=1000.0)
+    preset = unit.simulate(scenario, ic, duration=5.0, rate=1000.0)
+    assert abs(peak - np.max(as_drawn.channels["stroke"])) < 1e-3
+    assert abs(peak - np.max(preset.channels["stroke"])) > 3e-3
+    for name, why in (("brake_slip_force", "by its path"),
+                      ("probe.axial_absorber.no_such_number", "by its path")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text((FLIGHTS / "run.toml").read_text()
+                       + f'\n[parameters."{name}"]\nlower = 1.0\nupper = 2.0\n')
+        with pytest.raises(InputError) as exc:
+            _study_config(str(bad), UNIT, doc)
+        assert exc.value.key == f"parameters.{name}" and why in str(exc.value)
+        assert "bad.toml" in str(exc.value)
 
 
 def test_study_command_refusals(cli_run, tmp_path, monkeypatch):
