@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 OUT := out
 # settings of the demo reconstruction that finish in a few minutes on 2 cores
-DEMO_RECON_OPTS ?= --no-mcmc --seed 1
+DEMO_RECON_OPTS ?= --mcmc never --seed 1
 
 .PHONY: demo demo-all test test-slow bench bench-readme proposals docs docs-test chromium venv clean
 

@@ -35,7 +35,7 @@ Run configuration (``--config RUN.toml``, or the same tables inside the scenario
     polish_step = 1e-3       # optional: a final polish of the best distinct end points with
                              #   this finer step (identification.engines.refine); default none
     draws = 100              # posterior draws for loads, energy and the predictive band
-    importance = 2000        # --no-mcmc: importance-sample the posterior with 2000 Laplace-t
+    importance = 2000        # --mcmc never: importance-sample the posterior with 2000 Laplace-t
                              #   proposal draws (0: plain Laplace draws)
     importance_adapt = "quadratic"  # optional: refit the proposal between rounds from a
                              #   quadratic fit of the log posterior over the draws instead of
@@ -103,8 +103,8 @@ from identification.space import ParameterSpace
 from recon.reconstruct import ReconstructSettings
 from recon.span import choose_span, first_edge
 
-__all__ = ["RUN_TABLES", "DEFAULT_RUN", "RunConfig", "load_scenario", "complete_run",
-           "envelope_parameters"]
+__all__ = ["RUN_TABLES", "DEFAULT_RUN", "MCMC_MODES", "RunConfig", "load_scenario",
+           "scenario_document", "complete_run", "envelope_parameters", "mcmc_mode"]
 
 #: Tables of a run configuration (stripped from a scenario TOML before the unit reads it).
 RUN_TABLES = ("model", "parameters", "observation", "optimizer", "sampler")
@@ -241,6 +241,21 @@ OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
     "search_retries": (True, 0, 100),
 }
 
+#: when emcee runs (``reconstruct --mcmc``, a campaign's ``mcmc`` option; ``RunConfig.from_dict``)
+MCMC_MODES = ("auto", "always", "never")
+
+
+def mcmc_mode(value: bool | str, *, key: str = "mcmc") -> str:
+    """``value`` as one of :data:`MCMC_MODES` (True is ``"auto"``, False ``"never"``: the
+    spellings of the earlier ``--no-mcmc`` flag and ``mcmc = true/false`` option)."""
+    if isinstance(value, bool):
+        return "auto" if value else "never"
+    if value not in MCMC_MODES:
+        raise InputError(f"must be one of {', '.join(map(repr, MCMC_MODES))}, got {value!r}",
+                         key=key)
+    return value
+
+
 #: ``[optimizer] importance_adapt``: the importance proposal's refit rules
 #: (:func:`identification.engines.importance_samples`)
 IMPORTANCE_ADAPT = ("moments", "quadratic")
@@ -282,9 +297,16 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, walkers: int | None = None,
-                  steps: int | None = None, mcmc: bool = True, starts: int | None = None,
-                  max_nfev: int | None = None, mcmc_below_ess: float | None = None
-                  ) -> "RunConfig":
+                  steps: int | None = None, mcmc: bool | str = True,
+                  starts: int | None = None, max_nfev: int | None = None,
+                  mcmc_below_ess: float | None = None) -> "RunConfig":
+        """The run configuration of the tables ``d``, with the command line's overrides.
+
+        ``mcmc`` (:data:`MCMC_MODES`): ``"auto"`` (or True) leaves emcee to the
+        configuration's rule (``[optimizer] mcmc_below_ess`` and the importance weights'
+        k-hat; without ``mcmc_below_ess``, emcee always runs); ``"always"`` runs emcee
+        whatever the importance sampling gave; ``"never"`` (or False) does not run it."""
+        mode = mcmc_mode(mcmc)
         for k in d:
             if k not in RUN_TABLES:
                 raise InputError(f"unknown table (allowed: {', '.join(RUN_TABLES)})", key=k)
@@ -363,8 +385,9 @@ class RunConfig:
         if steps is not None:
             sampler["max_steps"] = steps
         settings = ReconstructSettings(
-            starts=int(opt.get("starts", 4)), max_nfev=opt.get("max_nfev"), mcmc=mcmc,
-            mcmc_below_ess=below, search_retries=retries,
+            starts=int(opt.get("starts", 4)), max_nfev=opt.get("max_nfev"),
+            mcmc=mode != "never", mcmc_below_ess=None if mode == "always" else below,
+            search_retries=retries,
             pre_nfev=opt.get("pre_nfev"), pre_keep=int(opt.get("pre_keep", 2)),
             importance=int(opt.get("importance", 0)),
             sampler=SamplerSettings.from_dict(sampler), draws=int(opt.get("draws", 100)),

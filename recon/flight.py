@@ -272,7 +272,8 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                        scenario: Any, output: str | os.PathLike, *,
                        config: str | os.PathLike | Mapping[str, Any] | None = None,
                        seed: int = 0, walkers: int | None = None, steps: int | None = None,
-                       resume: bool = False, mcmc: bool = True, starts: int | None = None,
+                       resume: bool = False, mcmc: bool | str = True,
+                       starts: int | None = None,
                        max_nfev: int | None = None, mcmc_below_ess: float | None = None,
                        unit: DockingUnit | None = None,
                        progress=None) -> Result:
@@ -282,7 +283,9 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
     proposal`` finds one for the scenario and priors and the record lies inside what it was
     trained on (:mod:`recon.amortized`), else from the screen
     (:func:`recon.search.screened_starts`); every later round (an implausible best fit) is a
-    screen. ``result.json`` says which ran (``diagnostics.search.starts``)."""
+    screen. ``result.json`` says which ran (``diagnostics.search.starts``). ``mcmc`` is
+    ``"auto"``, ``"always"`` or ``"never"`` (True / False: auto / never;
+    :meth:`recon.config.RunConfig.from_dict`)."""
     flight = flight_problem(telemetry, scenario, config=config, unit=unit, walkers=walkers,
                             steps=steps, mcmc=mcmc, starts=starts, max_nfev=max_nfev,
                             mcmc_below_ess=mcmc_below_ess)

@@ -155,7 +155,7 @@ TIMELESS = {"identify hysteresis"}
 DATA_COMMANDS = {
     "validate": (FLIGHT, ["validate", "DATA"]),
     "reconstruct": (FLIGHT, ["reconstruct", "DATA", "--scenario", SCENARIO, "--config", RUN,
-                             "-o", "OUT", "--no-mcmc"]),
+                             "-o", "OUT", "--mcmc", "never"]),
     "identify hysteresis": (STATIC, ["identify", "hysteresis", "DATA", "--element", ELEMENT,
                                      "-o", "OUT.json"]),
     "identify resonance": (RESONANCE, ["identify", "resonance", "DATA", "-o", "OUT.json"]),
@@ -254,7 +254,7 @@ def test_bad_run_configuration(cli_run, tmp_path, case):
     out = tmp_path / "o"
     out.mkdir()
     r = cli_run("reconstruct", FLIGHT, "--scenario", SCENARIO, "--config", cfg,
-                "-o", out / "res", "--no-mcmc")
+                "-o", out / "res", "--mcmc", "never")
     check_one_error(r, code=2, names=["run.toml", key], tmp_path=out, before=set())
 
 
@@ -285,7 +285,7 @@ def test_bad_scenario(cli_run, tmp_path, case, command):
         r = cli_run("simulate", "docking", scn, "-o", out / "x.parquet")
     else:
         r = cli_run("reconstruct", FLIGHT, "--scenario", scn, "--config", RUN,
-                    "-o", out / "res", "--no-mcmc")
+                    "-o", out / "res", "--mcmc", "never")
     check_one_error(r, code=2, names=["scn.toml", key], tmp_path=out, before=set())
 
 

@@ -26,9 +26,9 @@ which is what ``make demo`` runs::
 
     dockrecon reconstruct telemetry_samples/flights/nominal.parquet \\
         --scenario models/probe_cone/presets/reference.toml \\
-        --config telemetry_samples/flights/run.toml --output out/nominal --no-mcmc
+        --config telemetry_samples/flights/run.toml --output out/nominal --mcmc never
 
-takes about 2 minutes; the calibrated engine (the same command without ``--no-mcmc``: emcee
+takes about 2 minutes; the calibrated engine (the same command without ``--mcmc never``: emcee
 runs because the importance sampling's effective sample size, 23 of 2000 draws, is below the
 configuration's ``mcmc_below_ess = 100``) takes 10-15 minutes on 2 cores
 (``docs/design/emcee_moves.rst``, emcee on the shipped flights). Its intervals are the calibrated

@@ -20,8 +20,9 @@ Manifest (TOML; paths relative to the manifest's directory)::
     scenario = "../../models/probe_cone/presets/reference.toml"
     config = "run.toml"              # run configuration (optional)
     seed = 1
-    [defaults.options]               # reconstruct's options: mcmc, steps, walkers, starts,
-    mcmc = false                     #   max_nfev, mcmc_below_ess
+    [defaults.options]               # reconstruct's options: mcmc ("auto", "always",
+    mcmc = "never"                   #   "never"; true / false: auto / never), steps, walkers,
+                                     #   starts, max_nfev, mcmc_below_ess
 
     [[flight]]
     name = "nominal"                 # the result directory DIR/nominal
@@ -144,6 +145,15 @@ def _options(value: Any, key: str, src: str) -> dict[str, Any]:
         if k not in OPTION_KEYS:
             raise InputError(f"unknown option (allowed: {', '.join(OPTION_KEYS)})",
                              key=f"{key}.{k}", source=src)
+        if k == "mcmc" and isinstance(v, str):
+            # a mode (recon.config.MCMC_MODES); true / false are "auto" / "never"
+            from recon.config import mcmc_mode
+
+            try:
+                out[k] = mcmc_mode(v, key=f"{key}.{k}")
+            except InputError as exc:
+                raise exc.with_source(src)
+            continue
         kind, lo, hi = OPTION_KEYS[k]
         ok = (isinstance(v, bool) if kind is bool else
               not isinstance(v, bool) and isinstance(v, (int, float))

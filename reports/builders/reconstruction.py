@@ -112,7 +112,7 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
     method = diag.get("method", "")
     status = (diag.get("mcmc") or {}).get("status")
     if method == "laplace":
-        how = "Laplace approximation at the MAP (no MCMC run, --no-mcmc)"
+        how = "Laplace approximation at the MAP (no MCMC run, --mcmc never)"
     elif method == "importance":
         imp = diag.get("importance") or {}
         how = (f"importance sampling with a Laplace-t proposal ({_why_no_mcmc(diag)}); "
@@ -142,11 +142,11 @@ def _summary(data: dict, events: list[tuple[str, float]], has_capture_channel: b
 
 
 def _why_no_mcmc(diag: dict) -> str:
-    """Why a result has no chains: ``--no-mcmc``, or the hybrid rule found the importance
+    """Why a result has no chains: ``--mcmc never``, or the hybrid rule found the importance
     sampling good enough (``diagnostics.mcmc_skipped``)."""
     if diag.get("mcmc_skipped"):
         return f"not needed: {diag['mcmc_skipped']}"
-    return "--no-mcmc"
+    return "--mcmc never"
 
 
 def _read_chains(directory: Path):
@@ -460,7 +460,8 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
     free = _free_names(data)
     diag = data.get("diagnostics", {})
     mcmc = diag.get("mcmc") or {}
-    # chains only of an MCMC run: a --no-mcmc rerun into an old directory leaves its chains.h5
+    # chains only of an MCMC run: a --mcmc never rerun into an old directory leaves its
+    # chains.h5
     chains = _read_chains(directory) if diag.get("method") == "mcmc" else None
     if chains is not None and chains.shape[-1] == len(free):
         burn = chains.shape[0] // 2
@@ -514,7 +515,7 @@ def build_reconstruction_report(data: dict, path: Path) -> Report:
         sections.append(Section("Chains and convergence", (trace, status, conv)))
     elif diag.get("method") == "laplace":
         sections.append(Section("Chains and convergence", (Paragraph(
-            "No MCMC run (--no-mcmc): intervals are Laplace, i.e. from the Gaussian "
+            "No MCMC run (--mcmc never): intervals are Laplace, i.e. from the Gaussian "
             "approximation of the posterior at the MAP (inverse Gauss-Newton Hessian, clipped "
             "to the prior bounds). No corner plot or chain traces.", "note"),)))
     elif diag.get("method") == "importance":

@@ -346,7 +346,7 @@ def test_train_then_reconstruct_starts_from_learned_draws(cli_run, tmp_path, mon
     cfg = fast_config(tmp_path)
     out = tmp_path / "learned"
     r = cli_run("reconstruct", FLIGHTS / "nominal.parquet", "--scenario", PROBE, "--config",
-                cfg, "--no-mcmc", "-o", out)
+                cfg, "--mcmc", "never", "-o", out)
     assert r.exit_code in (0, 3), r.output
     res = json.loads((out / "result.json").read_text())
     starts = res["diagnostics"]["search"]["starts"]

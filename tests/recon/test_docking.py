@@ -68,7 +68,7 @@ def test_profiled_clock_aligns_the_capture():
 def test_reconstruct_bad_telemetry_exit_codes_and_no_result(tmp_path):
     runner = CliRunner()
     args = ["--scenario", str(preset_path("reference")), "--config", str(FLIGHTS / "run.toml"),
-            "--output", str(tmp_path / "out"), "--no-mcmc"]
+            "--output", str(tmp_path / "out"), "--mcmc", "never"]
     r = runner.invoke(cli, ["reconstruct", str(tmp_path / "none.parquet"), *args])
     assert r.exit_code == 2 and "no such file" in r.output
     data = (FLIGHTS / "nominal.parquet").read_bytes()
@@ -132,6 +132,51 @@ def test_fit_span_parsing_and_cut():
         with pytest.raises(InputError) as e:
             RunConfig.from_dict({**run, "model": {key: bad}})
         assert e.value.key == f"model.{key}"
+
+
+def test_mcmc_modes():
+    """``mcmc``: "auto" (or True) keeps the configuration's hybrid rule, "always" drops its
+    threshold (emcee whatever the importance sampling gave), "never" (or False) turns emcee
+    off; any other word is refused naming the key."""
+    from recon.app.campaign import _options
+    from recon.config import mcmc_mode
+
+    run = load_toml(FLIGHTS / "run.toml")
+    for mode, on, below in (("auto", True, 100.0), (True, True, 100.0),
+                            ("always", True, None), ("never", False, 100.0),
+                            (False, False, 100.0)):
+        st = RunConfig.from_dict(run, mcmc=mode).settings
+        assert (st.mcmc, st.mcmc_below_ess) == (on, below), mode
+    with pytest.raises(InputError) as e:
+        RunConfig.from_dict(run, mcmc="sometimes")
+    assert e.value.key == "mcmc" and "always" in str(e.value)
+    assert mcmc_mode(True) == "auto" and mcmc_mode(False) == "never"
+    # a campaign manifest's option: a mode or the earlier true / false
+    assert _options({"mcmc": "always", "steps": 10}, "o", "m.toml") == {"mcmc": "always",
+                                                                      "steps": 10}
+    assert _options({"mcmc": False}, "o", "m.toml") == {"mcmc": False}
+    with pytest.raises(InputError) as e:
+        _options({"mcmc": "sometimes"}, "defaults.options", "m.toml")
+    assert e.value.key == "defaults.options.mcmc" and "m.toml" in str(e.value)
+
+
+def test_old_mcmc_spellings_say_they_are_deprecated(tmp_path):
+    """``--no-mcmc`` and ``--mcmc-below-ess`` still work, each with a deprecation line on
+    stderr; contradicting ``--mcmc`` is refused naming it, before anything runs."""
+    runner = CliRunner()
+    base = ["reconstruct", str(tmp_path / "none.parquet"), "--scenario",
+            str(preset_path("reference")), "--output", str(tmp_path / "out")]
+    r = runner.invoke(cli, [*base, "--no-mcmc"])
+    assert r.exit_code == 2 and "--no-mcmc is deprecated; use --mcmc never" in r.output
+    assert "no such file" in r.output
+    r = runner.invoke(cli, [*base, "--mcmc-below-ess", "50"])
+    assert r.exit_code == 2 and "--mcmc-below-ess is deprecated" in r.output
+    for extra, word in ((["--no-mcmc", "--mcmc", "always"], "--no-mcmc contradicts"),
+                        (["--mcmc-below-ess", "50", "--mcmc", "never"],
+                         "--mcmc-below-ess contradicts")):
+        r = runner.invoke(cli, [*base, *extra])
+        assert r.exit_code == 2 and word in r.output and "--mcmc" in r.output
+    assert not (tmp_path / "out").exists()
 
 
 def test_mcmc_below_ess_parsing():
@@ -257,7 +302,7 @@ def test_wrong_scenario_is_implausible_exit_3_and_the_report_says_so(tmp_path):
     cfg.write_bytes(tomli_w.dumps(run).encode())
     out = tmp_path / "out"
     r = CliRunner().invoke(cli, ["reconstruct", str(FLIGHTS / "nominal.parquet"), "--scenario",
-                                 str(wrong), "--config", str(cfg), "-o", str(out), "--no-mcmc"])
+                                 str(wrong), "--config", str(cfg), "-o", str(out), "--mcmc", "never"])
     from recon.app.cli import EXIT_STATUS
 
     assert r.exit_code == EXIT_STATUS["implausible"] == 3, r.output

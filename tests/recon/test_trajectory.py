@@ -175,6 +175,6 @@ def test_docking_reconstruction_writes_the_trajectory(tmp_path):
     for section in ("Reconstructed relative trajectory", "Interface load histories",
                     "Absorber hysteresis loops", "Chains and convergence"):
         assert f"<h2>{section}</h2>" in html
-    assert "No MCMC run (--no-mcmc): intervals are Laplace" in html
+    assert "No MCMC run (--mcmc never): intervals are Laplace" in html
     assert "Posterior of the initial conditions" not in html
     assert "in draws" in html and "capture" in html

@@ -62,10 +62,13 @@ def check_executor(workers, scheduler) -> None:
 @click.argument("manifest", callback=input_path, type=click.Path(dir_okay=False, path_type=str))
 @output_option("the campaign directory (one result directory per flight, catalog.parquet, "
                "campaign.json)", file_okay=False, dir_okay=True, metavar="DIR")
+@click.option("--mcmc", "mcmc", type=click.Choice(["auto", "always", "never"]), default=None,
+              help="When emcee runs on every flight, over the manifest's mcmc option (as "
+                   "reconstruct --mcmc; default: the manifest's, else auto).")
 @executor_options
 @click.pass_context
-def campaign_cmd(ctx: click.Context, manifest: str, output: str, workers: int | None,
-                 scheduler: str | None, resume: bool) -> None:
+def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | None,
+                 workers: int | None, scheduler: str | None, resume: bool) -> None:
     """Reconstruct every flight of MANIFEST (TOML: recon.app.campaign) into DIR/<flight>/, as
     reconstruct would, on a Dask cluster, and write DIR/catalog.parquet, DIR/campaign.json
     and the campaign's report (DIR/report.html, report.pdf).
@@ -76,6 +79,10 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, workers: int | 
 
     check_executor(workers, scheduler)
     specs = load_manifest(manifest)
+    if mcmc is not None:
+        import dataclasses
+
+        specs = [dataclasses.replace(sp, options={**sp.options, "mcmc": mcmc}) for sp in specs]
     say(f"campaign: {len(specs)} flights from {manifest}")
     doc = run_campaign(specs, output, reconstruct_one, workers=workers, scheduler=scheduler,
                        resume=resume, settings={"manifest": str(Path(manifest).resolve())},

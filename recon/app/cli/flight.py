@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from recon.app.cli.options import (EXIT_STATUS, Progress, common_options, config_option,
-                                   input_path, output_option, quiet, say, seed_option)
+                                   input_path, mcmc_choice, mcmc_options, output_option,
+                                   quiet, say, seed_option)
 
 __all__ = ["COMMANDS", "validate_cmd", "reconstruct_cmd", "train_cmd"]
 
@@ -86,12 +87,7 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
 @click.option("--walkers", type=click.IntRange(min=2), default=None, help="Walkers per ensemble.")
 @click.option("--steps", type=click.IntRange(min=1), default=None, help="Step limit per ensemble.")
 @click.option("--resume", is_flag=True, help="Continue the chains of an interrupted run in DIR.")
-@click.option("--no-mcmc", is_flag=True, help="No emcee: intervals from importance sampling "
-              "([optimizer] importance > 0) or the Laplace approximation.")
-@click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="N", help="Run emcee only when importance sampling's effective sample "
-                                "size is below N (the calibrated engine: 100; overrides "
-                                "[optimizer] mcmc_below_ess).")
+@mcmc_options("after the importance sampling")
 @click.option("--starts", type=click.IntRange(min=0), default=None,
               help="Latin-hypercube starts besides the first guess (overrides [optimizer]).")
 @click.option("--max-nfev", type=click.IntRange(min=1), default=None,
@@ -99,8 +95,9 @@ def validate_cmd(ctx: click.Context, telemetry: tuple[str, ...], max_gap: float,
 @click.pass_context
 def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: str, output: str,
                     config: str | None, seed: int, walkers: int | None, steps: int | None,
-                    resume: bool, no_mcmc: bool, mcmc_below_ess: float | None,
-                    starts: int | None, max_nfev: int | None) -> None:
+                    resume: bool, mcmc: str | None, no_mcmc: bool,
+                    mcmc_below_ess: float | None, starts: int | None,
+                    max_nfev: int | None) -> None:
     """Reconstruct the initial conditions and parameters of a docking from TELEMETRY
     (one file, or several files on separate time bases of one clock).
 
@@ -110,6 +107,7 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     from recon.app.jobs import reconstruct_into
     from recon.app.outputs import resumable
 
+    mode, mcmc_below_ess = mcmc_choice(mcmc, no_mcmc, mcmc_below_ess)
     if resume and not resumable(output):
         raise InputError("nothing to resume: no chains of an earlier run (chains.h5) here "
                          "or in its interrupted run", key="--resume", source=output)
@@ -119,7 +117,7 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     try:
         res, report = reconstruct_into(output, list(telemetry), scenario, config=config,
                                        seed=seed, walkers=walkers, steps=steps, resume=resume,
-                                       mcmc=not no_mcmc, mcmc_below_ess=mcmc_below_ess,
+                                       mcmc=mode, mcmc_below_ess=mcmc_below_ess,
                                        starts=starts, max_nfev=max_nfev, progress=progress)
     finally:
         progress.close()

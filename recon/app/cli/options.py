@@ -20,6 +20,7 @@ from models.errors import InputError, OutputError, is_no_space, no_space
 __all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path",
            "seed_option",
            "config_option", "configure_logging", "version", "Progress", "say", "quiet",
+           "mcmc_options", "mcmc_choice",
            "end_with_report"]
 
 log = logging.getLogger("dockrecon")
@@ -261,6 +262,48 @@ def config_option(what: str, *, required: bool = False):
                         callback=input_path,
                         type=click.Path(dir_okay=False, path_type=str), metavar="FILE.toml",
                         help=f"Configuration: {what}.")
+
+
+def mcmc_options(what: str):
+    """``--mcmc auto|always|never`` (when emcee runs, ``what`` says of what), with the
+    earlier spellings ``--no-mcmc`` and ``--mcmc-below-ess N`` still accepted, each with a
+    deprecation line (:func:`mcmc_choice`)."""
+    def decorate(f):
+        f = click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True),
+                         default=None, metavar="N", hidden=True,
+                         help="Deprecated: [optimizer] mcmc_below_ess of the run "
+                              "configuration.")(f)
+        f = click.option("--no-mcmc", is_flag=True, hidden=True,
+                         help="Deprecated: --mcmc never.")(f)
+        return click.option(
+            "--mcmc", "mcmc", type=click.Choice(["auto", "always", "never"]), default=None,
+            help=f"When emcee runs {what}: auto (default) where the run configuration's rule "
+                 "says (importance effective sample size below [optimizer] mcmc_below_ess, "
+                 "or untrustworthy weights: Pareto k-hat over its limit; without "
+                 "mcmc_below_ess, always), always, or never (intervals from importance "
+                 "sampling or the Laplace approximation).")(f)
+    return decorate
+
+
+def mcmc_choice(mcmc: str | None, no_mcmc: bool, mcmc_below_ess: float | None
+                ) -> tuple[str, float | None]:
+    """``(mode, mcmc_below_ess)`` of :func:`mcmc_options`' values: the deprecated spellings
+    say so on stderr and map to ``--mcmc never`` and to the threshold they set; a
+    contradiction (``--no-mcmc`` with ``--mcmc auto|always``, a threshold with ``--mcmc
+    never|always``) is refused naming the option."""
+    from models.errors import InputError
+
+    if no_mcmc:
+        say("warning: --no-mcmc is deprecated; use --mcmc never")
+        if mcmc not in (None, "never"):
+            raise InputError(f"--no-mcmc contradicts --mcmc {mcmc}", key="--mcmc")
+        mcmc = "never"
+    if mcmc_below_ess is not None:
+        say("warning: --mcmc-below-ess is deprecated; set [optimizer] mcmc_below_ess in the "
+            "run configuration (applied here)")
+        if mcmc in ("never", "always"):
+            raise InputError(f"--mcmc-below-ess contradicts --mcmc {mcmc}", key="--mcmc")
+    return mcmc or "auto", mcmc_below_ess
 
 
 def say(message: str) -> None:

@@ -8,7 +8,8 @@ import click
 
 from recon.app.cli.campaign import check_executor, executor_options, progress_printer
 from recon.app.cli.options import (Group, common_options, config_option, end_with_report,
-                                   input_path, output_option, say, seed_option)
+                                   input_path, mcmc_choice, mcmc_options, output_option, say,
+                                   seed_option)
 
 __all__ = ["COMMANDS", "study", "calibration_cmd", "merge_cmd"]
 
@@ -36,11 +37,7 @@ def study() -> None:
               show_default=True,
               help="Flight records as a flight recorder makes them (approach, 20 s after "
                    "capture, own clock) or cut to the model window.")
-@click.option("--no-mcmc", is_flag=True, help="No emcee: importance sampling or Laplace "
-                                              "intervals (as reconstruct --no-mcmc).")
-@click.option("--mcmc-below-ess", type=click.FloatRange(min=0, min_open=True), default=None,
-              metavar="N", help="emcee only for the flights whose importance sampling has an "
-                                "effective sample size below N (as reconstruct).")
+@mcmc_options("on each flight (as reconstruct)")
 @click.option("--steps", type=click.IntRange(min=1), default=None,
               help="emcee step limit per ensemble (as reconstruct).")
 @click.option("--only", "only", default=None, metavar="RANGES",
@@ -50,7 +47,8 @@ def study() -> None:
 @executor_options
 @click.pass_context
 def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int, output: str,
-                    seed: int, records: str, no_mcmc: bool, mcmc_below_ess: float | None,
+                    seed: int, records: str, mcmc: str | None, no_mcmc: bool,
+                    mcmc_below_ess: float | None,
                     steps: int | None, only: str | None, workers: int | None,
                     scheduler: str | None, resume: bool) -> None:
     """Draw FLIGHTS truths from the priors of --config, simulate and record each flight with
@@ -64,7 +62,10 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
 
     check_executor(workers, scheduler)
     indices = None if only is None else parse_only(only, flights)
-    options = {"mcmc": not no_mcmc}
+    mode, mcmc_below_ess = mcmc_choice(mcmc, no_mcmc, mcmc_below_ess)
+    # stored as the earlier flag was (true / false) where it can be, so that a study made
+    # before --mcmc resumes and merges with its settings unchanged
+    options: dict = {"mcmc": {"auto": True, "never": False}.get(mode, mode)}
     if mcmc_below_ess is not None:
         options["mcmc_below_ess"] = float(mcmc_below_ess)
     if steps is not None:

@@ -228,7 +228,7 @@ def test_campaign_matches_serial_runs_records_refused_flights_and_resumes(cli_ru
     for name in SHIPPED:
         serial = tmp_path / f"serial_{name}"
         s = cli_run("-q", "reconstruct", FLIGHTS / f"{name}.parquet", "--scenario", SCENARIO,
-                    "--config", tmp_path / "run.toml", "--seed", 2, "--no-mcmc", "-o", serial)
+                    "--config", tmp_path / "run.toml", "--seed", 2, "--mcmc", "never", "-o", serial)
         want = json.loads((serial / "result.json").read_text())
         got = json.loads((out / name / "result.json").read_text())
         # fast settings may leave a fit implausible (exit 3): the same in both runs
@@ -386,3 +386,25 @@ def test_the_shipped_manifest_lists_every_shipped_flight_of_both_units():
         check_record_unit(load_telemetry(s.telemetry), unit)
         units.add(unit.name)
     assert units == {"probe_cone", "peripheral"}
+
+
+def test_campaign_mcmc_option_overrides_every_flight(cli_run, tmp_path, monkeypatch):
+    """``campaign --mcmc MODE`` sets every flight's ``mcmc`` option over the manifest's (the
+    shipped manifest says false); without it the manifest's stands; another word is refused
+    by the option, naming it."""
+    import recon.app.campaign as campaign
+
+    seen = []
+
+    def stop(specs, *args, **kwargs):
+        seen.append([dict(s.options) for s in specs])
+        raise SystemExit(9)
+
+    monkeypatch.setattr(campaign, "run_campaign", stop)
+    manifest = ROOT / "telemetry_samples" / "flights" / "campaign.toml"
+    r = cli_run("campaign", manifest, "-o", tmp_path / "a", "--mcmc", "always")
+    assert r.exit_code == 9 and seen[-1] and all(o["mcmc"] == "always" for o in seen[-1])
+    r = cli_run("campaign", manifest, "-o", tmp_path / "b")
+    assert r.exit_code == 9 and all(o.get("mcmc") is False for o in seen[-1])
+    r = cli_run("campaign", manifest, "-o", tmp_path / "c", "--mcmc", "sometimes")
+    assert r.exit_code == 2 and "--mcmc" in r.stderr

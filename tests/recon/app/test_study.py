@@ -336,7 +336,7 @@ def test_study_on_two_workers_scores_every_flight_and_resumes(cli_run, tmp_path)
     cfg = fast_config(tmp_path)
     out = tmp_path / "study"
     args = ("study", "calibration", "--scenario", SCENARIO, "--config", cfg, "--flights", 3,
-            "--records", "cut", "--no-mcmc", "--seed", 5, "-o", out, "--workers", 2)
+            "--records", "cut", "--mcmc", "never", "--seed", 5, "-o", out, "--workers", 2)
     r = cli_run(*args)
     assert r.exit_code in (0, 3), r.output      # 3: fast settings may leave a fit implausible
     doc = json.loads((out / "calibration.json").read_text())
@@ -423,7 +423,7 @@ def test_peripheral_study_on_two_workers(cli_run, tmp_path):
     cfg = fast_config(tmp_path, source=PERIPHERAL_RUN)
     out = tmp_path / "study"
     r = cli_run("study", "calibration", "--scenario", PERIPHERAL, "--config", cfg,
-                "--flights", 2, "--records", "cut", "--no-mcmc", "--seed", 4, "-o", out,
+                "--flights", 2, "--records", "cut", "--mcmc", "never", "--seed", 4, "-o", out,
                 "--workers", 2)
     assert r.exit_code in (0, 3), r.output      # 3: fast settings may leave a fit implausible
     doc = json.loads((out / "calibration.json").read_text())
