@@ -24,8 +24,9 @@ def samples() -> None:
               default="probe_cone", show_default=True,
               help="Docking unit of the flights (peripheral: telemetry_samples/flights/"
                    "peripheral).")
-@output_option("the directory (default: telemetry_samples/KIND in the package, "
-               "telemetry_samples/flights/peripheral for --unit peripheral)",
+@output_option("the directory (default: samples/KIND in the working directory, "
+               "samples/flights/peripheral for --unit peripheral; never the installed "
+               "package's telemetry_samples/ unless named)",
                required=False, file_okay=False, dir_okay=True, metavar="DIR")
 @seed_option(2026)
 def samples_generate(kind: str, unit_name: str, output: str | None, seed: int) -> None:
@@ -34,19 +35,20 @@ def samples_generate(kind: str, unit_name: str, output: str | None, seed: int) -
     --unit peripheral the peripheral unit's records cut to the model)."""
     from pathlib import Path
 
-    from telemetry_samples import SAMPLES_DIR
-
     progress = Progress("samples generate")
+    # without -o, a directory of the user's, so that the shipped samples (the truth of the
+    # tests and the docs) are only ever rewritten on purpose (-o telemetry_samples/flights)
+    base = Path("samples") / kind
     if unit_name == "peripheral":
         from telemetry_samples.flights.peripheral.generate import generate as generate_peripheral
 
-        out = Path(output) if output else SAMPLES_DIR / kind / "peripheral"
+        out = Path(output) if output else base / "peripheral"
         paths = generate_peripheral(out, seed)
         progress("flights", 1, 1)
     else:
         from telemetry_samples.flights.generate import generate, generate_realistic
 
-        out = Path(output) if output else SAMPLES_DIR / kind
+        out = Path(output) if output else base
         paths = generate(out, seed)
         progress("flights", 1, 2)
         paths += generate_realistic(out / "realistic", seed)

@@ -70,3 +70,17 @@ def test_progress_plain_lines_off_a_terminal_and_silent_with_quiet():
     # a line when a stage starts and when it ends; the 1e9 s throttle keeps the middle quiet
     assert buf.getvalue().splitlines() == ["job: screen 1/10", "job: screen 10/10",
                                             "job: sample 1/3"]
+
+
+def test_samples_generate_never_writes_into_the_package_unasked(cli_run, tmp_path, monkeypatch):
+    """Without -o the samples go to ./samples/flights/peripheral in the working directory;
+    the shipped files in the package are untouched."""
+    from telemetry_samples import SAMPLES_DIR
+
+    shipped = SAMPLES_DIR / "flights" / "peripheral" / "nominal.parquet"
+    before = shipped.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    r = cli_run("samples", "generate", "flights", "--unit", "peripheral", "-q")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "samples" / "flights" / "peripheral" / "nominal.parquet").exists()
+    assert shipped.read_bytes() == before
