@@ -37,10 +37,16 @@ def progress_printer(what: str = "campaign", every: float = 2.0):
 
 
 def executor_options(f):
-    """``--workers`` / ``--scheduler`` / ``--resume`` of the commands that run on Dask."""
+    """``--workers`` / ``--scheduler`` / ``--scheduler-file`` / ``--resume`` of the commands
+    that run on Dask (:func:`check_executor` makes the address of them)."""
     f = click.option("--resume", is_flag=True,
                      help="Keep the flights already complete in DIR (same specification); "
                           "redo the rest.")(f)
+    f = click.option("--scheduler-file", "scheduler_file", default=None, metavar="FILE",
+                     type=click.Path(dir_okay=False, path_type=str),
+                     help="An existing Dask scheduler by the file it wrote (dask scheduler "
+                          "--scheduler-file FILE; dask-jobqueue and dask-mpi write one too) "
+                          "instead of the embedded one.")(f)
     f = click.option("--scheduler", default=None, metavar="ADDRESS",
                      help="An existing Dask scheduler (tcp://host:port) instead of the "
                           "embedded one.")(f)
@@ -49,12 +55,35 @@ def executor_options(f):
                              "cores].")(f)
 
 
-def check_executor(workers, scheduler) -> None:
+def check_executor(workers, scheduler, scheduler_file=None) -> str | None:
+    """The scheduler address of :func:`executor_options`' values (None: the embedded
+    cluster): ``--scheduler``, or the ``address`` of the ``--scheduler-file`` Dask wrote;
+    more than one of ``--workers``, ``--scheduler`` and ``--scheduler-file`` is refused, and
+    a scheduler file that is not one, naming it."""
+    import json
+
     from models.errors import InputError
 
-    if workers is not None and scheduler is not None:
-        raise InputError("give either --workers (embedded cluster) or --scheduler",
-                         key="--workers")
+    given = [o for o, v in (("--workers", workers), ("--scheduler", scheduler),
+                            ("--scheduler-file", scheduler_file)) if v is not None]
+    if len(given) > 1:
+        raise InputError(f"give one of --workers (embedded cluster), --scheduler or "
+                         f"--scheduler-file, not {' and '.join(given)}", key=given[0])
+    if scheduler_file is None:
+        return scheduler
+    try:
+        doc = json.loads(Path(scheduler_file).read_text())
+    except FileNotFoundError:
+        raise InputError("no such file (start the scheduler with --scheduler-file FILE first)",
+                         key="--scheduler-file", source=scheduler_file) from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a Dask scheduler file ({exc})", key="--scheduler-file",
+                         source=scheduler_file) from None
+    address = doc.get("address") if isinstance(doc, dict) else None
+    if not isinstance(address, str) or "://" not in address:
+        raise InputError("not a Dask scheduler file: no \"address\" of a scheduler in it",
+                         key="--scheduler-file", source=scheduler_file)
+    return address
 
 
 @click.command("campaign")
@@ -68,7 +97,8 @@ def check_executor(workers, scheduler) -> None:
 @executor_options
 @click.pass_context
 def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | None,
-                 workers: int | None, scheduler: str | None, resume: bool) -> None:
+                 workers: int | None, scheduler: str | None, scheduler_file: str | None,
+                 resume: bool) -> None:
     """Reconstruct every flight of MANIFEST (TOML: recon.app.campaign) into DIR/<flight>/, as
     reconstruct would, on a Dask cluster, and write DIR/catalog.parquet, DIR/campaign.json
     and the campaign's report (DIR/report.html, report.pdf).
@@ -77,7 +107,7 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | Non
     flight is not (implausible, failed, refused input or lost worker: see campaign.json)."""
     from recon.app.campaign import load_manifest, reconstruct_one, run_campaign
 
-    check_executor(workers, scheduler)
+    scheduler = check_executor(workers, scheduler, scheduler_file)
     specs = load_manifest(manifest)
     if mcmc is not None:
         import dataclasses
@@ -107,7 +137,7 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | Non
 @executor_options
 @seed_option()
 def fleet_cmd(manifest: str, output: str, workers: int | None, scheduler: str | None,
-              resume: bool, seed: int) -> None:
+              scheduler_file: str | None, resume: bool, seed: int) -> None:
     """Fit the mechanism a fleet of flights of one unit shares: MANIFEST is a campaign's
     (recon.app.campaign) with a [fleet] table naming the shared parameters (shared = [...],
     free in every flight's run configuration with the same prior). Each flight is
@@ -117,7 +147,7 @@ def fleet_cmd(manifest: str, output: str, workers: int | None, scheduler: str | 
     report."""
     from recon.app.fleet import run_fleet
 
-    check_executor(workers, scheduler)
+    scheduler = check_executor(workers, scheduler, scheduler_file)
 
     def progress(stage: str, done: int, total: int) -> None:
         if not quiet():

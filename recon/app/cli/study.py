@@ -50,7 +50,8 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
                     seed: int, records: str, mcmc: str | None, no_mcmc: bool,
                     mcmc_below_ess: float | None,
                     steps: int | None, only: str | None, workers: int | None,
-                    scheduler: str | None, resume: bool) -> None:
+                    scheduler: str | None, scheduler_file: str | None,
+                    resume: bool) -> None:
     """Draw FLIGHTS truths from the priors of --config, simulate and record each flight with
     the unit's observation model, reconstruct every one (a campaign on Dask) and write the
     coverage of the 68 % and 95 % intervals (DIR/calibration.json) and its report.
@@ -60,7 +61,7 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
     from recon.calibration import StudySettings, format_only, parse_only
     from recon.app.study import run_study
 
-    check_executor(workers, scheduler)
+    scheduler = check_executor(workers, scheduler, scheduler_file)
     indices = None if only is None else parse_only(only, flights)
     mode, mcmc_below_ess = mcmc_choice(mcmc, no_mcmc, mcmc_below_ess)
     # stored as the earlier flag was (true / false) where it can be, so that a study made

@@ -408,3 +408,39 @@ def test_campaign_mcmc_option_overrides_every_flight(cli_run, tmp_path, monkeypa
     assert r.exit_code == 9 and all(o.get("mcmc") is False for o in seen[-1])
     r = cli_run("campaign", manifest, "-o", tmp_path / "c", "--mcmc", "sometimes")
     assert r.exit_code == 2 and "--mcmc" in r.stderr
+
+
+def test_scheduler_file_gives_the_scheduler_address(cli_run, tmp_path, monkeypatch):
+    """``--scheduler-file FILE`` (as ``dask scheduler --scheduler-file`` writes it) connects
+    to the address in it; two ways of naming the cluster at once, a missing file and a file
+    without an address are refused, naming the option and the file."""
+    import recon.app.campaign as campaign
+    from recon.app.cli.campaign import check_executor
+
+    sched = tmp_path / "scheduler.json"
+    sched.write_text(json.dumps({"type": "Scheduler", "id": "Scheduler-1",
+                                 "address": "tcp://10.1.2.3:8786", "services": {}}))
+    assert check_executor(None, None, str(sched)) == "tcp://10.1.2.3:8786"
+    assert check_executor(None, "tcp://h:1") == "tcp://h:1"
+    assert check_executor(3, None) is None
+    with pytest.raises(InputError) as e:
+        check_executor(2, None, str(sched))
+    assert e.value.key == "--workers" and "--scheduler-file" in str(e.value)
+    for bad, why in ((tmp_path / "none.json", "no such file"),
+                     (tmp_path / "manifest.toml", "not a Dask scheduler file")):
+        if bad.suffix == ".toml":
+            bad.write_text("[defaults]\n")
+        with pytest.raises(InputError) as e:
+            check_executor(None, None, str(bad))
+        assert e.value.key == "--scheduler-file" and why in str(e.value)
+        assert str(bad) in str(e.value)
+    seen = {}
+
+    def stop(specs, out, worker, **kwargs):
+        seen.update(kwargs)
+        raise SystemExit(9)
+
+    monkeypatch.setattr(campaign, "run_campaign", stop)
+    manifest = ROOT / "telemetry_samples" / "flights" / "campaign.toml"
+    r = cli_run("campaign", manifest, "-o", tmp_path / "a", "--scheduler-file", sched)
+    assert r.exit_code == 9 and seen["scheduler"] == "tcp://10.1.2.3:8786"
