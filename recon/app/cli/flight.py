@@ -130,6 +130,11 @@ def reconstruct_cmd(ctx: click.Context, telemetry: tuple[str, ...], scenario: st
     for name in report:
         say(f"report: {Path(output) / name}")
     say(f"{output}/result.json written; intervals from {how}")
+    if res.status == "ok" and not quiet():
+        # the answer itself, on stdout (dockrecon show DIR prints it again)
+        from recon.app.summary import parameter_table, read_result
+
+        click.echo(parameter_table(read_result(output)))
     if res.status != "ok":
         click.echo(f"error: {output}: reconstruction {res.status.upper()}: {res.status_reason}",
                    err=True)

@@ -8,7 +8,7 @@ from models.errors import InputError
 from recon.app.cli.options import (Group, Progress, common_options, input_path, output_option,
                                    seed_option)
 
-__all__ = ["COMMANDS", "samples", "report_cmd", "bench"]
+__all__ = ["COMMANDS", "samples", "report_cmd", "show_cmd", "bench"]
 
 
 @click.group(cls=Group)
@@ -72,6 +72,27 @@ def report_cmd(result: str, formats: str, output: str | None) -> None:
         click.echo(str(path))
 
 
+@click.command("show")
+@common_options
+@click.argument("result", callback=input_path, type=click.Path(path_type=str))
+@click.option("--json", "as_json", is_flag=True,
+              help="The status and every parameter's map, median, 68 and 95 % intervals and "
+                   "unit as JSON (SI, as result.json holds them), for machines.")
+def show_cmd(result: str, as_json: bool) -> None:
+    """Print the status and the parameter table of a RESULT directory (its result.json):
+    median and 95 % interval of each parameter in the units of its run configuration, as
+    reconstruct prints them at the end."""
+    import json
+
+    from recon.app.summary import machine_summary, parameter_table, read_result
+
+    doc = read_result(result)
+    if as_json:
+        click.echo(json.dumps(machine_summary(doc), indent=1))
+    else:
+        click.echo(parameter_table(doc))
+
+
 @click.group(cls=Group)
 @common_options
 def bench() -> None:
@@ -104,4 +125,4 @@ def bench_docking(as_json, repeats, batch, unit_name):
             click.echo(f"{k:20s} {v}")
 
 
-COMMANDS = (samples, report_cmd, bench)
+COMMANDS = (samples, report_cmd, show_cmd, bench)

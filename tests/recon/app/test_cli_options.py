@@ -14,7 +14,7 @@ WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify h
            "identify rig", "identify resonance", "identify resonance-coupling", "reconstruct",
            "samples generate", "report", "campaign", "fleet", "study calibration", "study merge",
            "train"}
-PRINTERS = {"validate", "bench docking"}
+PRINTERS = {"validate", "bench docking", "show"}
 
 
 def _leaves(group: click.Group, prefix: str = ""):
@@ -84,3 +84,46 @@ def test_samples_generate_never_writes_into_the_package_unasked(cli_run, tmp_pat
     assert r.exit_code == 0, r.output
     assert (tmp_path / "samples" / "flights" / "peripheral" / "nominal.parquet").exists()
     assert shipped.read_bytes() == before
+
+
+def test_show_prints_the_parameter_table_in_the_configurations_units(cli_run, tmp_path):
+    """``show DIR``: the status and each parameter's median and 95 % interval in the unit its
+    run configuration states (deg for the angles of the shipped one, converted from the SI of
+    result.json), fixed parameters marked; ``--json``: SI, as result.json holds them. A
+    directory without a result is refused naming it."""
+    import json
+    import math
+
+    from recon.app.summary import machine_summary, parameter_table
+
+    config = tmp_path / "run.toml"
+    config.write_text('[parameters.rel_roll]\nlower = -7.0\nupper = 7.0\nunit = "deg"\n'
+                      '[parameters.rel_pos_x]\nfixed = -1.05\nunit = "m"\n')
+    doc = {"status": "ok", "status_reason": "plausible fit",
+           "diagnostics": {"method": "importance"},
+           "settings": {"config": str(config),
+                        "parameters": {"rel_roll": {"unit": "rad", "fixed": False},
+                                       "rel_pos_x": {"unit": "m", "fixed": True}}},
+           "parameters": {"rel_roll": {"map": 0.01, "median": math.radians(-0.25),
+                                       "ci68": [-0.02, 0.02],
+                                       "ci95": [math.radians(-2.97), math.radians(2.1)],
+                                       "unit": "rad"},
+                          "rel_pos_x": {"map": -1.05, "median": -1.05, "ci68": [-1.05, -1.05],
+                                        "ci95": [-1.05, -1.05], "unit": "m"}}}
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "result.json").write_text(json.dumps(doc))
+    r = cli_run("show", out)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == "status ok: plausible fit" and lines[1] == "intervals from importance"
+    roll = next(line for line in lines if line.startswith("rel_roll")).split()
+    assert roll[1:] == ["-0.25", "[-2.97,", "2.1]", "deg"]
+    assert next(line for line in lines if line.startswith("rel_pos_x")).split()[2] == "fixed"
+    assert r.stdout.strip() == parameter_table(doc)
+    r = cli_run("show", out, "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout) == json.loads(
+        json.dumps(machine_summary(doc)))
+    assert json.loads(r.stdout)["parameters"]["rel_roll"]["unit"] == "rad"
+    r = cli_run("show", tmp_path)
+    assert r.exit_code == 2 and "no result.json" in r.stderr
