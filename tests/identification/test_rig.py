@@ -127,6 +127,16 @@ def test_cli_identify_writes_schema(tmp_path):
     assert doc["kind"] == "rig" and doc["status"] == "ok" and doc["record_kind"] == "platform"
     fitted = pd.read_parquet(out / "fitted.parquet")
     assert {"t", "len_1", "len_1_fit"} <= set(fitted.columns)
+    # --seed seeds the Laplace draws behind the intervals, and the result records it
+    assert doc["seed"] == 0
+    r = CliRunner().invoke(cli, ["identify", "rig", str(SAMPLES / "platform.parquet"),
+                                 "--config", str(SAMPLES / "platform.toml"), "--output",
+                                 str(tmp_path / "s5"), "--seed", "5"])
+    assert r.exit_code == 0, r.output
+    doc5 = json.loads((tmp_path / "s5" / "result.json").read_text())
+    assert doc5["seed"] == 5
+    assert doc5["parameters"]["transport_delay"]["map"] == p["map"]
+    assert doc5["parameters"]["transport_delay"]["ci95"] != p["ci95"]
 
 
 def test_cli_simulate_lift_and_hexapod(tmp_path):

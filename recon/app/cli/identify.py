@@ -96,7 +96,8 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
 @config_option("the rig TOML with [actuator] start values and [identify]", required=True)
 @output_option("the result directory (fitted.parquet, then result.json, written last)",
                file_okay=False, dir_okay=True, metavar="DIR")
-def identify_rig_cmd(record_path, config, output):
+@seed_option()
+def identify_rig_cmd(record_path, config, output, seed):
     """Identify actuator characteristics / the platform's transport delay from a rig record."""
     from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
     from identification.rig import identify_rig
@@ -114,7 +115,7 @@ def identify_rig_cmd(record_path, config, output):
                           increasing="t")
     try:
         record = RigRecord.from_frame(frame, kind, source=record_path)
-        result = identify_rig(config, record)
+        result = identify_rig(config, record, seed=seed)
     except InputError as exc:
         raise exc.with_source(record_path)
     result.sections = {"record": str(record_path), "config": str(config_path),
