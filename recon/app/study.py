@@ -111,11 +111,10 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
     from recon.calibration import scenario_for_draws
     from recon.config import scenario_document
 
-    cfg, free, mechanism = _study_config(settings.config, unit,
-                                         scenario_document(settings.scenario))
+    document = scenario_document(settings.scenario)
+    cfg, free, mechanism = _study_config(settings.config, unit, document)
     # each flight's scenario holds its draw of the unit's freed numbers ('Scope')
-    scenario_for = (scenario_for_draws(unit, scenario_document(settings.scenario), mechanism)
-                    if mechanism else None)
+    scenario_for = scenario_for_draws(unit, document, mechanism) if mechanism else None
     window = model_window(cfg)
     t0 = time.time()
     flights = draw_flights(unit, scenario, cfg.space, settings.flights, settings.seed,
