@@ -59,6 +59,30 @@ class GaussianProblem:
         ll = -0.5 * np.sum(r * r, axis=1) + self._log_norm
         return np.where(np.isfinite(ll), ll, -np.inf)
 
+    def likelihood_groups(self) -> dict[str, tuple[slice, float]]:
+        """The likelihood's parts ``{name: (columns of the residual vector, their share of
+        the normalizing constant)}``: one part ``"y"`` here; the reconstruction's problem has
+        one per telemetry channel. Their log-likelihoods (:meth:`log_likelihood_terms`) add up
+        to :meth:`log_likelihood`."""
+        return {"y": (slice(0, self.n_residuals), float(self._log_norm))}
+
+    def log_likelihood_terms(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log posterior ``(n,)`` of a batch and the log-likelihood of each part of
+        :meth:`likelihood_groups` ``(n, parts)`` (-inf where the model failed or the row is
+        outside the prior bounds), from one run of the model per row inside the bounds."""
+        theta = np.atleast_2d(np.asarray(theta, float))
+        groups = list(self.likelihood_groups().values())
+        lp = self.log_prior(theta)
+        ok = np.isfinite(lp)
+        terms = np.full((theta.shape[0], len(groups)), -np.inf)
+        if ok.any():
+            r = self.residuals(theta[ok])
+            t = np.column_stack([-0.5 * np.sum(r[:, cols] ** 2, axis=1) + norm
+                                 for cols, norm in groups])
+            terms[ok] = np.where(np.isfinite(t), t, -np.inf)
+        ll = terms.sum(axis=1)
+        return np.where(ok & np.isfinite(ll), lp + ll, -np.inf), terms
+
     def log_probability(self, theta: np.ndarray) -> np.ndarray:
         """Log posterior (unnormalized) of a batch ``(n, n_free)`` -> ``(n,)``.
 

@@ -80,11 +80,24 @@ class Posterior:
     x_map
         ``(d,)`` the most probable point found [SI].
     chains
-        ``(chains, draws, d)`` the sampler's own chains when it has them (MCMC, after
-        burn-in), else None: what ``posterior.nc`` holds.
+        ``(chains, draws, d)`` draws that ArviZ reads right as they are, what the posterior
+        group of ``posterior.nc`` holds: MCMC, every walker's chain after burn-in;
+        importance, as many distinct draws as the effective sample size, resampled without
+        repeats in 4 chains; None for a Laplace posterior (``samples`` then).
+    log_prob
+        ``(chains, draws)`` the log posterior of ``chains`` (unnormalized), or None.
     covariance
         ``(d, d)`` the Gaussian's covariance [SI_i SI_j] when the posterior is one (Laplace),
         else None.
+    log_likelihood
+        ``(chains, draws, parts)`` the log-likelihood of each part of the problem's
+        likelihood (:meth:`identification.problem.GaussianProblem.likelihood_groups`: one per
+        telemetry channel in a reconstruction) at ``chains``, or None.
+    likelihood_names
+        The parts' names.
+    proposal, proposal_log_weight
+        Importance sampling's weighted draws ``(N, d)`` [SI] and their self-normalised log
+        weights ``(N,)`` (``sum(exp) = 1``; -inf where the posterior is zero), or None.
     """
 
     method: str
@@ -94,6 +107,10 @@ class Posterior:
     chains: np.ndarray | None = None
     log_prob: np.ndarray | None = None
     covariance: np.ndarray | None = None
+    log_likelihood: np.ndarray | None = None
+    likelihood_names: tuple[str, ...] = ()
+    proposal: np.ndarray | None = None
+    proposal_log_weight: np.ndarray | None = None
 
 
 @dataclasses.dataclass

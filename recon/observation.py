@@ -405,6 +405,10 @@ class BoundObservation:
             self._obs.append(entry)
         self.n_residuals = n
 
+    def observed(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each channel's samples in the bound telemetry: ``{name: (t [s], y [SI])}``."""
+        return {e["model"].name: (e["t"], e["y"]) for e in self._obs}
+
     def channel_slices(self) -> dict[str, slice]:
         """Columns of each channel in the residual vector (see the class docstring)."""
         return {e["model"].name: slice(e["start"], e["stop"]) for e in self._obs}
@@ -516,19 +520,25 @@ class BoundObservation:
                 r[i, a:b] = np.concatenate([*out, [res_extra]])
         return r
 
-    def log_norm(self) -> float:
-        """:math:`-\\sum \\ln \\sigma - \\tfrac{m}{2}\\ln 2\\pi` of the whitened residuals."""
-        tot = 0.0
+    def log_norm_by_channel(self) -> dict[str, float]:
+        """Each channel's part of :meth:`log_norm`: :math:`-m_c \\ln \\sigma_c -
+        \\tfrac{m_c}{2}\\ln 2\\pi` over its ``m_c`` whitened residuals (quantized
+        readings: :math:`m_c \\ln P_{max}`, a probability, not a density; see
+        quantized_residuals)."""
+        out = {}
         for e in self._obs:
             c = e["model"]
             m = e["stop"] - e["start"]
             if not c.binary and c.quantum > 0:
-                # quantized readings: log L = sum(-r^2/2) + m log P_max (a probability, not
-                # a density; see quantized_residuals)
-                tot += m * (_log_p_max(c.sigma, c.quantum) + 0.5 * np.log(2 * np.pi))
+                out[c.name] = float(m * _log_p_max(c.sigma, c.quantum))
             else:
-                tot -= m * np.log(c.sigma)
-        return float(tot - 0.5 * self.n_residuals * np.log(2 * np.pi))
+                out[c.name] = float(-m * np.log(c.sigma) - 0.5 * m * np.log(2 * np.pi))
+        return out
+
+    def log_norm(self) -> float:
+        """:math:`-\\sum \\ln \\sigma - \\tfrac{m}{2}\\ln 2\\pi` of the whitened residuals
+        (the sum of :meth:`log_norm_by_channel`)."""
+        return float(sum(self.log_norm_by_channel().values()))
 
     # ---------------------------------------------------------------------------------------
     def synthesize(self, sim_t: np.ndarray, sim: Mapping[str, np.ndarray],

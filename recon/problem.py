@@ -136,6 +136,13 @@ class ReconstructionProblem(GaussianProblem):
         return {"record": h(*record), "parameters": h(params), "observation": h(obs),
                 "span": h(self.span.to_dict())}
 
+    def likelihood_groups(self) -> dict[str, tuple[slice, float]]:
+        """One part per fitted telemetry channel: its columns of the residual vector and its
+        share of the normalizing constant
+        (:meth:`recon.observation.BoundObservation.log_norm_by_channel`)."""
+        norms = self.bound.log_norm_by_channel()
+        return {c: (cols, norms[c]) for c, cols in self.bound.channel_slices().items()}
+
     def _column(self, full: np.ndarray, index: int | None, default: float) -> np.ndarray:
         return full[:, index] if index is not None else np.full(full.shape[0], default)
 

@@ -265,6 +265,10 @@ def posterior_products(problem: ReconstructionProblem, result: Result, *,
     return result
 
 
+#: draws from the prior in ``posterior.nc`` (its ``prior`` group)
+PRIOR_DRAWS = 1000
+
+
 def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                 settings: ReconstructSettings = ReconstructSettings(), seed: int = 0,
                 resume: bool = False,
@@ -327,7 +331,8 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
     (out / "result.json").unlink(missing_ok=True)
     for stale in ("trajectory.parquet", "fit.parquet", "posterior.nc"):
         (out / stale).unlink(missing_ok=True)
-    ss = np.random.SeedSequence(seed).spawn(4)
+    # streams: search, MCMC, engines, trajectory draws, the prior draws of posterior.nc
+    ss = np.random.SeedSequence(seed).spawn(5)
     rng = np.random.default_rng(ss[2])
     sp = problem.space
     run_settings = {"engine": settings.to_dict(), "resume": resume,
@@ -390,7 +395,10 @@ def reconstruct(problem: ReconstructionProblem, output: str | os.PathLike, *,
                            rng_trajectory=np.random.default_rng(ss[3]), loads=loads,
                            energy=energy, trajectory=trajectory)
     write_inference_data(result.posterior, problem.names,
-                         [sp[n].unit for n in problem.names], out / "posterior.nc")
+                         [sp[n].unit for n in problem.names], out / "posterior.nc",
+                         observed=problem.bound.observed(),
+                         prior=problem.space.sample_prior(PRIOR_DRAWS, np.random.default_rng(ss[4])),
+                         attrs={"seed": int(seed)})
     write_result(out, result, also=("posterior.nc",))
     return result
 

@@ -19,8 +19,8 @@ from identification.result import Posterior, Result
 from models.errors import InputError, check_room
 from recon.io import atomic_path, write_json, write_table
 
-__all__ = ["write_result", "file_digest", "check_files", "check_result", "write_inference_data",
-           "read_posterior"]
+__all__ = ["write_result", "file_digest", "check_files", "check_result", "inference_data",
+           "write_inference_data", "read_posterior"]
 
 
 def write_result(directory: str | os.PathLike, result: Result, *,
@@ -122,23 +122,102 @@ def check_files(doc: Mapping[str, Any], directory: str | os.PathLike) -> dict[st
     return out
 
 
-def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str],
-                         path: str | os.PathLike) -> Path:
-    """The posterior as ArviZ InferenceData in a netCDF file (atomically): group
-    ``posterior`` with one variable per parameter [SI, attribute ``unit``] and, for MCMC,
-    ``sample_stats.lp``. MCMC: every walker a chain, post-burn-in; otherwise the posterior's
-    equally weighted draws as one chain (attribute ``method`` says which)."""
+#: the group of ``posterior.nc`` holding importance sampling's weighted draws (a group of
+#: this format's own, beside ArviZ's)
+IMPORTANCE_GROUP = "importance_draws"
+
+
+def inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str], *,
+                   observed: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+                   prior: np.ndarray | None = None, attrs: Mapping[str, Any] | None = None):
+    """The posterior as ArviZ InferenceData, groups as ArviZ documents them.
+
+    ``posterior``
+        One variable per free parameter [SI, attribute ``unit``], ``(chain, draw)``, draws
+        that ArviZ reads right as they are (:attr:`identification.result.Posterior.chains`):
+        MCMC, every walker a chain after burn-in; importance sampling, as many distinct draws
+        as the effective sample size in 4 chains (no draw repeats, so ArviZ's ESS is the
+        weights' and its R-hat compares four independent sets); Laplace, its Gaussian draws
+        as one chain.
+    ``sample_stats``
+        ``lp``, the unnormalized log posterior of each draw, where known.
+    ``log_likelihood``
+        One variable per telemetry channel: the channel's log-likelihood (summed over its
+        samples in the fitted span) at each draw, where the engine kept it.
+    ``observed_data``
+        Each fitted channel's samples in the fitted span [SI], dimension ``<channel>_time``
+        (the record's clock [s]).
+    ``prior``
+        Draws from the prior of the free parameters [SI].
+    ``importance_draws`` (importance sampling only; a group of this format's own)
+        Every proposal draw (dimension ``proposal_draw``) and its self-normalised
+        ``log_weight``: the weighted sample the medians and intervals of ``result.json``
+        come from.
+
+    Attributes: ``inference_library`` (``emcee`` for MCMC, else ``dockrecon``) and its
+    version, ``method``, ``created_at`` and ``arviz_version`` (ArviZ's own), and ``attrs``.
+    """
+    import emcee
+
     from identification.engines.mcmc import _arviz
+    from models import __version__
 
     az = _arviz()
+    names = list(names)
     chains = posterior.chains if posterior.chains is not None else posterior.samples[None]
     data = {n: chains[:, :, j] for j, n in enumerate(names)}
-    stats = ({"lp": posterior.log_prob} if posterior.log_prob is not None
-             and posterior.chains is not None else None)
-    idata = az.from_dict(posterior=data, sample_stats=stats,
-                         attrs={"method": posterior.method, "source": "dockrecon"})
-    for n, u in zip(names, units):
-        idata.posterior[n].attrs["unit"] = u
+    stats = None
+    if posterior.log_prob is not None and posterior.chains is not None:
+        stats = {"lp": np.asarray(posterior.log_prob, float).reshape(chains.shape[:2])}
+    loglik = None
+    if posterior.log_likelihood is not None and posterior.chains is not None:
+        ll = np.asarray(posterior.log_likelihood, float)
+        loglik = {c: ll[:, :, k] for k, c in enumerate(posterior.likelihood_names)}
+    obs, obs_dims, coords = None, None, {}
+    if observed:
+        obs, obs_dims = {}, {}
+        for c, (t, y) in observed.items():
+            obs[c] = np.asarray(y, float)
+            obs_dims[c] = [f"{c}_time"]
+            coords[f"{c}_time"] = np.asarray(t, float)
+    pri = None if prior is None else {n: np.asarray(prior)[None, :, j]
+                                      for j, n in enumerate(names)}
+    library = ("emcee", emcee.__version__) if posterior.method == "mcmc" else (
+        "dockrecon", __version__)
+    meta = {"method": posterior.method, "inference_library": library[0],
+            "inference_library_version": library[1], **dict(attrs or {})}
+    idata = az.from_dict(posterior=data, sample_stats=stats, log_likelihood=loglik,
+                         observed_data=obs, prior=pri, coords=coords or None,
+                         dims=obs_dims, attrs=meta)
+    for group in idata.groups():   # as ArviZ's own converters stamp every group
+        idata[group].attrs.update(meta)
+    for group in ("posterior", "prior"):
+        if hasattr(idata, group):
+            for n, u in zip(names, units):
+                getattr(idata, group)[n].attrs["unit"] = u
+    if posterior.proposal is not None and posterior.proposal_log_weight is not None:
+        import xarray as xr
+
+        draws = np.asarray(posterior.proposal, float)
+        ds = xr.Dataset({n: ("proposal_draw", draws[:, j]) for j, n in enumerate(names)},
+                        attrs=dict(idata.posterior.attrs))
+        ds["log_weight"] = ("proposal_draw", np.asarray(posterior.proposal_log_weight, float))
+        ds["log_weight"].attrs["meaning"] = "self-normalised log importance weight"
+        for n, u in zip(names, units):
+            ds[n].attrs["unit"] = u
+        import warnings
+
+        with warnings.catch_warnings():   # a group outside ArviZ's scheme, on purpose
+            warnings.simplefilter("ignore", UserWarning)
+            idata.add_groups({IMPORTANCE_GROUP: ds})
+    return idata
+
+
+def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequence[str],
+                         path: str | os.PathLike, **kwargs) -> Path:
+    """:func:`inference_data` (keywords ``observed``, ``prior``, ``attrs``) in a netCDF file,
+    atomically."""
+    idata = inference_data(posterior, names, units, **kwargs)
     path = Path(path)
     # HDF5 is not written into a device that cannot hold it (models.errors.check_room)
     check_room(path, 1.2 * sum(v.nbytes for g in idata.groups()
@@ -150,8 +229,8 @@ def write_inference_data(posterior: Posterior, names: Sequence[str], units: Sequ
 
 def read_posterior(path: Path, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """A result's posterior draws from its ``posterior.nc`` (:func:`write_inference_data`): ``(N,
-    len(names))`` [SI] in ``names`` order, and their log posterior where the sampler kept it
-    (MCMC), else None."""
+    len(names))`` [SI] in ``names`` order, and their log posterior where the engine kept it
+    (MCMC, importance sampling), else None."""
     from identification.engines.mcmc import _arviz
 
     idata = _arviz().from_netcdf(str(path))

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy.special import logsumexp
 
 from identification.engines.laplace import laplace, laplace_covariance
 from identification.engines.least_squares import add_runs, jacobian, multistart
@@ -289,8 +290,12 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
         ``best_draw`` and ``best_log_prob`` (the most probable proposal draw), ``adapt``,
         ``round_ess`` (each round's effective sample size against its own proposal) and
         ``refits`` (per round, the rule each component was refitted by: ``"quadratic"``,
-        ``"moments"`` or ``"zoom"``), ``extra_rounds`` (rounds beyond ``rounds``) and
-        ``proposal_sd`` (each component's marginal scales in the last round).
+        ``"moments"`` or ``"zoom"``), ``extra_rounds`` (rounds beyond ``rounds``),
+        ``proposal_sd`` (each component's marginal scales in the last round) and
+        ``weighted`` (arrays, not for a JSON document: every proposal draw ``draws``, its
+        self-normalised ``log_weight``, ``log_prob``, and where the problem has
+        ``log_likelihood_terms`` its log-likelihood by part ``terms`` and their
+        ``term_names``; :func:`distinct_resample`).
     """
     if adapt not in ("moments", "quadratic"):
         raise ValueError(f"adapt must be 'moments' or 'quadratic', got {adapt!r}")
@@ -307,9 +312,16 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
     n_max = per * rounds if n_max is None else max(int(n_max), per * rounds)
     all_x, all_lp, mixes, counts = [], [], [], []
     round_ess, refits = [], []
+    # each draw's log-likelihood by part (telemetry channel) where the problem tells them
+    terms_of = getattr(problem, "log_likelihood_terms", None)
+    all_terms: list[np.ndarray] = []
     for r in itertools.count():
         xr = mix.sample(per, rng)
-        lp = problem.log_probability(xr)
+        if terms_of is not None:
+            lp, tr = terms_of(xr)
+            all_terms.append(tr)
+        else:
+            lp = problem.log_probability(xr)
         all_x.append(xr)
         all_lp.append(lp)
         mixes.append(mix)
@@ -427,8 +439,55 @@ def importance_samples(problem, x: np.ndarray | Sequence[np.ndarray],
             "finite": int(finite.sum()),
             "modes": len(xs), "mode_weights": shares, "adapt": adapt, "round_ess": round_ess,
             "refits": refits,
-            "proposal_sd": [np.sqrt(np.clip(np.diag(c), 0.0, None)).tolist() for c in covs]}
+            "proposal_sd": [np.sqrt(np.clip(np.diag(c), 0.0, None)).tolist() for c in covs],
+            "weighted": {"draws": draws, "log_weight": np.where(
+                finite, log_w - logsumexp(log_w[finite]), -np.inf), "log_prob": log_p,
+                "terms": np.vstack(all_terms) if all_terms else None,
+                "term_names": (tuple(problem.likelihood_groups()) if all_terms else ())}}
     return samples, stderr, info
+
+
+def distinct_resample(weighted: Mapping[str, Any], rng: np.random.Generator, *,
+                      chains: int = 4) -> dict[str, np.ndarray]:
+    """As many distinct draws as the weights' effective sample size, resampled without
+    repeats (with probability proportional to weight, in random order) and cut into
+    ``chains`` chains: draws that ArviZ reads as they are, so that its effective sample size
+    of them is the weights' (Kish) one and its R-hat compares four independent sets.
+
+    A resample *with* repeats (the ``n_out`` systematic resample) shows ArviZ several
+    thousand draws of which a few hundred are distinct, which it cannot tell from a
+    sampler with that many independent draws. Without repeats, a draw of weight above
+    ``1 / ESS`` counts once where its weight asks for more, so the resample is flatter than
+    the posterior in its heaviest draws; the medians and intervals of ``result.json`` come
+    from the weights, not from this resample.
+
+    Parameters
+    ----------
+    weighted
+        ``info["weighted"]`` of :func:`importance_samples`: ``draws`` ``(N, d)``,
+        ``log_weight`` ``(N,)`` (self-normalised), ``log_prob`` ``(N,)``, ``terms``
+        ``(N, parts)`` or None.
+
+    Returns
+    -------
+    dict
+        ``draws`` ``(chains, m, d)``, ``log_prob`` ``(chains, m)`` and ``terms``
+        ``(chains, m, parts)`` (or None), ``m = floor(round(ESS) / chains)``.
+    """
+    lw = np.asarray(weighted["log_weight"], float)
+    ok = np.isfinite(lw)
+    w = np.where(ok, np.exp(lw - (lw[ok].max() if ok.any() else 0.0)), 0.0)
+    w /= w.sum()
+    ess = 1.0 / float(np.sum(w * w))
+    n = int(min(max(1, round(ess)), int(ok.sum())))
+    chains = chains if n >= 4 * chains else 1
+    m = n // chains
+    idx = rng.choice(w.size, chains * m, replace=False, p=w)
+    rng.shuffle(idx)
+    terms = weighted.get("terms")
+    return {"draws": weighted["draws"][idx].reshape(chains, m, -1),
+            "log_prob": np.asarray(weighted["log_prob"])[idx].reshape(chains, m),
+            "terms": None if terms is None else terms[idx].reshape(chains, m, -1)}
 
 
 def find_modes(problem, result: Result, *, diff_step: float, delta: float = 25.0,
@@ -511,6 +570,12 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     info["restarts"] = attempt
     # draws of the attempts a re-polish cut short (not in the posterior)
     info["discarded"] = n_spent
+    weighted = info.pop("weighted")
+    distinct = distinct_resample(weighted, rng)
     result.diagnostics["importance"] = info
-    result.set_posterior(Posterior("importance", draws, se, np.asarray(result.x_opt, float)))
+    result.set_posterior(Posterior(
+        "importance", draws, se, np.asarray(result.x_opt, float), chains=distinct["draws"],
+        log_prob=distinct["log_prob"], log_likelihood=distinct["terms"],
+        likelihood_names=weighted["term_names"], proposal=weighted["draws"],
+        proposal_log_weight=weighted["log_weight"]))
     return result

@@ -35,8 +35,11 @@ The run stops ``"converged"`` when the chain is longer than ``tau_factor`` :math
 :math:`\\hat R < ` ``rhat_max`` and every bulk and tail ESS :math:`\\ge` ``min_ess``; otherwise
 at ``max_steps`` with status ``"step_limit"``.
 
-The posterior is also written as ArviZ InferenceData (``posterior.nc``, netCDF: the walkers
-as chains, post-burn-in; :func:`write_inference_data`), for users' own Bayesian tooling.
+The log-likelihood of each part of the problem's likelihood (each telemetry channel) is
+kept at every position as emcee's blobs, and the posterior is written as ArviZ
+InferenceData (``posterior.nc``: the walkers as chains, post-burn-in, with those parts as its
+``log_likelihood`` group; :func:`recon.results.inference_data`), for users' own Bayesian
+tooling.
 """
 from __future__ import annotations
 
@@ -151,12 +154,16 @@ class Diagnostics:
 @dataclasses.dataclass(frozen=True)
 class Round:
     """What :func:`sample_rounds` yields after each round: the chains so far ``(K, S, W,
-    d)``, their log-probabilities ``(K, S, W)`` and the diagnostics."""
+    d)``, their log-probabilities ``(K, S, W)``, the diagnostics, and the log-likelihood
+    parts stored with the chains ``(K, S, W, parts)`` with their names (None and ``()`` when
+    none are)."""
 
     steps: int
     chains: np.ndarray
     log_prob: np.ndarray
     diagnostics: Diagnostics
+    blobs: np.ndarray | None = None
+    blob_names: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,6 +178,10 @@ class Chains:
         ``(K, S, W)``.
     samples, samples_log_prob
         Post-burn-in, thinned samples pooled over ensembles and walkers, ``(N, d)``, ``(N,)``.
+    blobs, blob_names
+        ``(K, S, W, parts)`` the log-likelihood of each part of the problem's likelihood at
+        every position (one per telemetry channel in a reconstruction) and the parts' names,
+        or None and ``()``.
     """
 
     names: tuple[str, ...]
@@ -180,13 +191,17 @@ class Chains:
     samples: np.ndarray
     samples_log_prob: np.ndarray
     path: Path | None
+    blobs: np.ndarray | None = None
+    blob_names: tuple[str, ...] = ()
 
-    def walker_chains(self) -> np.ndarray:
+    def walker_chains(self, of: np.ndarray | None = None) -> np.ndarray:
         """Post-burn-in chains with every walker of every ensemble a chain,
-        ``(K W, S - burn, d)`` (the layout of ArviZ's posterior group)."""
-        kept = self.chains[:, self.diagnostics.burn:]
-        K, S, W, d = kept.shape
-        return kept.transpose(0, 2, 1, 3).reshape(K * W, S, d)
+        ``(K W, S - burn, ...)`` (the layout of ArviZ's posterior group), of the positions or
+        of ``of`` ``(K, S, W, ...)`` (the log probabilities, the blobs)."""
+        a = self.chains if of is None else of
+        kept = a[:, self.diagnostics.burn:]
+        K, S, W = kept.shape[:3]
+        return np.swapaxes(kept, 1, 2).reshape(K * W, S, *kept.shape[3:])
 
 
 # --------------------------------------------------------------------------------------------
@@ -411,19 +426,26 @@ def check_resumable(path: str | os.PathLike, *, names: Sequence[str],
 
 
 def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, seed, resume,
-              start, fingerprint=None):
-    """The ensembles' samplers over their HDF5 groups and each one's initial state (None
-    when it continues from its backend)."""
+              start, fingerprint=None, log_prob_terms=None, term_names=()):
+    """The ensembles' samplers over their HDF5 groups, each one's initial state (None
+    when it continues from its backend) and the names of the log-likelihood parts stored as
+    the chains' blobs (empty when none are: no ``log_prob_terms``, or chains begun without
+    them)."""
     import emcee
     import h5py
 
     d = len(names)
+    term_names = list(term_names) if log_prob_terms is not None else []
     meta = {"names": list(names), "walkers": settings.walkers, "ensembles": settings.ensembles,
             "seed": seed, "check_every": settings.check_every, "moves": settings.moves,
-            "problem": dict(fingerprint or {})}
+            "problem": dict(fingerprint or {}), "blobs": term_names}
     if resume:
         old = check_resumable(path, names=names, settings=settings, fingerprint=fingerprint)
         seed = old["seed"]
+        if old.get("blobs") != term_names:
+            # chains begun without these blobs go on without them: a blob of the earlier
+            # steps cannot be made up
+            term_names = []
     else:
         if path.exists():
             path.unlink()
@@ -437,6 +459,12 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
             f.attrs["dockrecon"] = json.dumps(meta)
     # one independent stream per ensemble: its initial ball and its emcee generator
     child = np.random.SeedSequence(seed).spawn(settings.ensembles)
+    if term_names:
+        def fn(x):
+            lp, terms = log_prob_terms(x)
+            return np.column_stack([lp, terms])
+    else:
+        fn = log_prob
     out = []
     backend_type = _guarded_backend(emcee)
     for k in range(settings.ensembles):
@@ -444,7 +472,7 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
         fresh = not (resume and backend.initialized and backend.iteration > 0)
         if fresh:
             backend.reset(settings.walkers, d)
-        sampler = emcee.EnsembleSampler(settings.walkers, d, log_prob, vectorize=True,
+        sampler = emcee.EnsembleSampler(settings.walkers, d, fn, vectorize=True,
                                         backend=backend,
                                         moves=MOVES[settings.moves](emcee.moves))
         if fresh:
@@ -462,7 +490,7 @@ def _samplers(log_prob, x0, scale, lower, upper, path: Path, names, settings, se
             state = sampler._previous_state   # the backend's last sample and random state
             _check_resumed(log_prob, state, path, k)
         out.append((sampler, state))
-    return out
+    return out, term_names
 
 
 def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
@@ -470,7 +498,9 @@ def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
                   path: str | os.PathLike, *, names: Sequence[str],
                   settings: SamplerSettings = SamplerSettings(), seed: int = 0,
                   resume: bool = False, start: np.ndarray | None = None,
-                  fingerprint: Mapping[str, str] | None = None) -> Iterator[Round]:
+                  fingerprint: Mapping[str, str] | None = None,
+                  log_prob_terms: Callable | None = None,
+                  term_names: Sequence[str] = ()) -> Iterator[Round]:
     """Run (or resume) ``settings.ensembles`` emcee ensembles into the HDF5 file ``path`` and
     yield a :class:`Round` after every ``check_every`` steps, up to ``max_steps``; the
     consumer stops the run by closing the generator (leaving the loop).
@@ -478,8 +508,9 @@ def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
     Parameters are those of :func:`run_ensembles`.
     """
     path = Path(path)
-    samplers = _samplers(log_prob, x0, scale, lower, upper, path, names, settings, seed,
-                         resume, start, fingerprint)
+    samplers, term_names = _samplers(log_prob, x0, scale, lower, upper, path, names,
+                                     settings, seed, resume, start, fingerprint,
+                                     log_prob_terms, term_names)
     ce = settings.check_every
     done = min(s.backend.iteration for s, _ in samplers)
     prev_tau = None
@@ -505,7 +536,12 @@ def sample_rounds(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray,
         final = step >= settings.max_steps
         diag = diagnose(chains, accepted, settings, prev_tau, final=final)
         prev_tau = diag.tau
-        yield Round(step, chains, lp, diag)
+        blobs = None
+        if term_names:
+            c = len(term_names)
+            blobs = np.stack([np.asarray(s.backend.get_blobs()[:step], float).reshape(
+                step, settings.walkers, c) for s, _ in samplers])
+        yield Round(step, chains, lp, diag, blobs, tuple(term_names))
         if final:
             return
 
@@ -515,7 +551,9 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
                   names: Sequence[str], settings: SamplerSettings = SamplerSettings(),
                   seed: int = 0, resume: bool = False, start: np.ndarray | None = None,
                   fingerprint: Mapping[str, str] | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> Chains:
+                  progress: Callable[[int, int], None] | None = None,
+                  log_prob_terms: Callable | None = None,
+                  term_names: Sequence[str] = ()) -> Chains:
     """Run (or resume) the ensembles until converged or at the step limit (module docstring).
 
     Parameters
@@ -546,11 +584,16 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
         :meth:`recon.problem.ReconstructionProblem.fingerprint`), stored with the chains.
     progress
         Called ``progress(steps_done, max_steps)`` (per-ensemble step counts) after each round.
+    log_prob_terms, term_names
+        ``log_prob_terms(x) -> (log_prob (n,), parts (n, len(term_names)))``: the log
+        probability and its log-likelihood parts, stored with the chains as emcee's blobs
+        (``Chains.blobs``). A resume of chains begun without them goes on without them.
     """
     rnd = None
     for rnd in sample_rounds(log_prob, x0, scale, lower, upper, path, names=names,
                              settings=settings, seed=seed, resume=resume, start=start,
-                             fingerprint=fingerprint):
+                             fingerprint=fingerprint, log_prob_terms=log_prob_terms,
+                             term_names=term_names):
         if progress is not None:
             progress(rnd.steps, settings.max_steps)
         if rnd.diagnostics.converged:
@@ -560,7 +603,7 @@ def run_ensembles(log_prob: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, 
     kept = rnd.chains[:, diag.burn::diag.thin]
     kept_lp = rnd.log_prob[:, diag.burn::diag.thin]
     return Chains(tuple(names), rnd.chains, rnd.log_prob, diag, kept.reshape(-1, d),
-                  kept_lp.reshape(-1), Path(path))
+                  kept_lp.reshape(-1), Path(path), rnd.blobs, rnd.blob_names)
 
 
 def read_chains(path: str | os.PathLike) -> tuple[dict, np.ndarray, np.ndarray]:
@@ -615,10 +658,13 @@ def mcmc(problem, result: Result, *, settings: SamplerSettings, path: str | os.P
     x_opt = np.asarray(result.x_opt, float)
     scale = np.clip(width, 1e-6 * sp.prior_scale(), 0.5 * sp.prior_scale())
     fp = problem.fingerprint() if hasattr(problem, "fingerprint") else None
+    terms_of = getattr(problem, "log_likelihood_terms", None)
     res = run_ensembles(problem.log_probability, x_opt, scale, sp.lower, sp.upper, path,
                         names=problem.names, settings=settings, seed=seed, resume=resume,
                         start=start, fingerprint=fp,
-                        progress=(lambda d, t: progress("sample", d, t)) if progress else None)
+                        progress=(lambda d, t: progress("sample", d, t)) if progress else None,
+                        log_prob_terms=terms_of,
+                        term_names=tuple(problem.likelihood_groups()) if terms_of else ())
     samples = res.samples
     lp_opt = float(problem.log_probability(x_opt[None, :])[0])
     i = int(np.argmax(res.samples_log_prob)) if res.samples_log_prob.size else -1
@@ -634,9 +680,9 @@ def mcmc(problem, result: Result, *, settings: SamplerSettings, path: str | os.P
             f"before converging ({res.diagnostics.reason}): the intervals are provisional; "
             "resume the chains with more steps (reconstruct --resume --steps N)")
         log.warning("%s", result.warnings[-1])
-    burn = res.diagnostics.burn
-    lp_chains = res.log_prob[:, burn:].transpose(0, 2, 1).reshape(-1, res.log_prob.shape[1]
-                                                                   - burn)
-    result.set_posterior(Posterior("mcmc", samples, np.std(samples, axis=0), x_map,
-                                   chains=res.walker_chains(), log_prob=lp_chains))
+    result.set_posterior(Posterior(
+        "mcmc", samples, np.std(samples, axis=0), x_map, chains=res.walker_chains(),
+        log_prob=res.walker_chains(res.log_prob),
+        log_likelihood=None if res.blobs is None else res.walker_chains(res.blobs),
+        likelihood_names=res.blob_names))
     return result
