@@ -2,7 +2,7 @@
 
 Every engine (:mod:`identification.engines`) takes a problem and a :class:`Result` and returns the
 result with its own part added, so a fit reads as a short chain of engines (a reconstruction:
-:func:`recon.reconstruct.reconstruct`; the ground-test identifications:
+:func:`recon.pipeline.reconstruct`; the ground-test identifications:
 :mod:`identification.ground_test`). A result is written as one JSON document, the same schema for
 every kind (``result.json`` of a reconstruction or rig identification, ``OUT.json`` of a hysteresis
 identification)::

@@ -100,7 +100,7 @@ from recon.observation import ObservationModel
 from recon.problem import parameter_space
 from identification.engines import SamplerSettings
 from identification.space import ParameterSpace
-from recon.reconstruct import ReconstructSettings
+from recon.pipeline import ReconstructSettings
 from recon.span import choose_span, first_edge
 
 __all__ = ["RUN_TABLES", "DEFAULT_RUN", "MCMC_MODES", "RunConfig", "load_scenario",

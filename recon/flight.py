@@ -47,7 +47,7 @@ from recon.forward import UnitForward
 from recon.hints import mechanism_hints
 from recon.io import load_toml
 from recon.problem import ReconstructionProblem
-from recon.reconstruct import reconstruct
+from recon.pipeline import reconstruct
 from identification.result import Result
 from recon.amortized import PROPOSAL_CHOICES, learned_starts, resolve_proposal
 from recon.search import screened_starts
@@ -249,7 +249,7 @@ def not_a_parameter(unit: DockingUnit, name: str, scenario: Any = None) -> str:
 
 
 def unit_outputs(problem: ReconstructionProblem, unit: DockingUnit) -> dict[str, Any]:
-    """The ``loads``, ``energy`` and ``trajectory`` functions of :func:`recon.reconstruct.
+    """The ``loads``, ``energy`` and ``trajectory`` functions of :func:`recon.pipeline.
     reconstruct` for a problem over a unit's forward model: the unit's histories of each
     posterior draw from the start plane to the end of its fitted span, its loads and energy
     from them."""

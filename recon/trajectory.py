@@ -1,6 +1,6 @@
 """Reconstructed trajectory with posterior bands, and the events of the reconstruction.
 
-``DIR/trajectory.parquet`` (written by :func:`recon.reconstruct.reconstruct` when it is given a
+``DIR/trajectory.parquet`` (written by :func:`recon.pipeline.reconstruct` when it is given a
 trajectory function; units in the Parquet field metadata ``unit``)::
 
     t            [s]   telemetry clock: simulation time + the MAP clock offset (the clock of

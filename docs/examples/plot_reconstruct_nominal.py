@@ -7,39 +7,30 @@ probe-cone unit (stroke, gimbal angles, contact, capture and latch flags, the bo
 both vehicles), cut to the model (it starts at the start plane and lasts 5 s); its truth is
 in ``nominal.truth.json``. ``telemetry_samples/flights/run.toml`` is the run configuration:
 the fitted parameters and their priors, the noise of each channel, the optimizer. The
-reconstruction is an analytic first guess, a cross-entropy screen of the prior box, a
-least-squares polish of the best screened points, and importance sampling of the posterior
-from a Laplace-t proposal. The result directory holds ``result.json`` (read below),
+reconstruction draws its first starts from the learned proposal shipped for this unit and
+prior (else from a cross-entropy screen of the prior box), polishes the best of them by least
+squares, and samples the posterior by importance sampling from a Student-t proposal refitted
+in rounds. The result directory holds ``result.json`` (read below),
 ``fit.parquet``, ``trajectory.parquet`` and the report.
 
-This page runs the shipped run configuration with a smaller budget, so that it runs while
-the documentation is built: half the screen (256 points instead of 512), 4 polished starts
-instead of 8 and 60 evaluations instead of 100 for the last one, 500 importance draws
-instead of 2000, 20 posterior draws for the loads instead of 40, and no emcee. With this
-budget the search still reaches the truth's basin (cost 339, limit 431, below) and the
-estimates match the shipped budget's to a fraction of their 95 % intervals, but the
-importance sampling has a smaller effective sample size, so the intervals are rougher.
+It runs from Python as from the shell (``dockrecon reconstruct``): three lines below, with the
+shipped run configuration and no emcee (``mcmc="never"``, what ``make demo`` runs; the
+calibrated engine, ``mcmc="auto"``, adds emcee when the importance weights call for it).
+``reconstruct`` returns a :class:`recon.Result`, whose printout is the table ``dockrecon
+show`` prints: the status and each free parameter's median and 95 % interval in the units of
+the run configuration. Without an ``output`` directory its files live in a temporary
+directory as long as the result does (``res.save(directory)`` keeps them);
+``recon.load_result(directory)`` reads a result back, the CLI's included.
 
-**Run time**: 70-80 s on 2 cores (measured while other jobs used them), about 110 s on a
-fresh clone, where the numba kernels are compiled first. The shipped budget without emcee,
-which is what ``make demo`` runs::
-
-    dockrecon reconstruct telemetry_samples/flights/nominal.parquet \\
-        --scenario models/probe_cone/presets/reference.toml \\
-        --config telemetry_samples/flights/run.toml --output out/nominal --mcmc never
-
-takes about 2 minutes; the calibrated engine (the same command without ``--mcmc never``: emcee
-runs because the importance sampling's effective sample size, 23 of 2000 draws, is below the
-configuration's ``mcmc_below_ess = 100``) takes 10-15 minutes on 2 cores
-(``docs/design/emcee_moves.rst``, emcee on the shipped flights). Its intervals are the calibrated
-ones; the intervals below are not.
+**Run time**: about a minute on 2 cores (the search starts from the learned proposal shipped
+for this unit and prior, ``recon/proposals/``), longer on a fresh clone, where the numba
+kernels are compiled first.
 """
 
 # %%
-import json
-import tempfile
-import time
 from pathlib import Path
+
+import json
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -47,20 +38,19 @@ import pandas as pd
 
 import telemetry_samples
 from models.probe_cone import preset_path
-from recon.flight import reconstruct_flight
-from recon.io import load_toml
 from reports.figures_recon import plot_channel_fit
 
 flights = Path(telemetry_samples.__file__).parent / "flights"
-run = load_toml(flights / "run.toml")
-# a smaller budget than the shipped one (see above); every other key as shipped
-run["optimizer"].update(screen=256, keep=4, pre_keep=1, max_nfev=60, importance=500, draws=20)
+preset = preset_path("reference")
 
-out = Path(tempfile.mkdtemp()) / "nominal"
-t0 = time.perf_counter()
-result = reconstruct_flight(flights / "nominal.parquet", str(preset_path("reference")), out,
-                            config=run, seed=1, mcmc=False)
-print(f"reconstructed in {time.perf_counter() - t0:.0f} s: status {result.status}")
+# %%
+# The reconstruction: three lines
+# -------------------------------
+from recon import reconstruct
+
+res = reconstruct(flights / "nominal.parquet", scenario=preset,
+                  config=flights / "run.toml", mcmc="never", seed=1)
+print(res)
 
 # %%
 # Reading the result
@@ -73,7 +63,7 @@ print(f"reconstructed in {time.perf_counter() - t0:.0f} s: status {result.status
 # does with the shipped budget and with emcee (``docs/design/emcee_moves.rst``), a property of the
 # posterior (the contact, latch and brake switching put kinks in the predictions), not of
 # the small budget.
-doc = json.loads((out / "result.json").read_text())
+doc, out = res.document, res.directory
 search = doc["diagnostics"]["search"]
 print("status:", doc["status"], "| method:", doc["diagnostics"]["method"],
       f"| best cost {search['round_best_cost'][-1]:.1f}, limit {search['gof_limit']:.1f}",

@@ -194,7 +194,7 @@ def test_mcmc_follows_untrustworthy_weights_whatever_their_ess():
     """The hybrid rule: a k-hat above its limit sends the flight to emcee even when the Kish
     ESS clears mcmc_below_ess; below it the ESS rule decides."""
     from identification.result import Result
-    from recon.reconstruct import ReconstructSettings, _mcmc_wanted
+    from recon.pipeline import ReconstructSettings, _mcmc_wanted
 
     settings = ReconstructSettings(mcmc=True, mcmc_below_ess=100.0)
     for k, want in ((0.9, True), (0.3, False)):
@@ -318,7 +318,7 @@ def test_a_proposal_that_misses_a_mode_has_a_large_k_hat_and_goes_to_mcmc():
     them from MCMC; the k-hat sends every one. With a component on each mode the weights are
     trusted (k-hat below the limit) and the ESS rule decides."""
     from identification.result import Result
-    from recon.reconstruct import ReconstructSettings, _mcmc_wanted
+    from recon.pipeline import ReconstructSettings, _mcmc_wanted
 
     problem = _Twins()
     jac = np.eye(4) / problem.sd

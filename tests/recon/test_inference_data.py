@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from identification.engines import SamplerSettings
-from recon.reconstruct import ReconstructSettings, reconstruct
+from recon.pipeline import ReconstructSettings, reconstruct
 from tests.recon._toy import oscillator_problem
 
 IMPORTANCE = ReconstructSettings(starts=3, importance=2000, mcmc=False, draws=20,

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from recon.io import read_table
-from recon.reconstruct import ReconstructSettings, reconstruct
+from recon.pipeline import ReconstructSettings, reconstruct
 from identification.engines import SamplerSettings
 from tests.recon._toy import (OSC_TRUTH, linear_posterior, linear_problem, oscillator_problem)
 
@@ -263,7 +263,7 @@ def test_implausible_fit_triggers_another_search(tmp_path, caplog):
     assert "search 2" in res.diagnostics["optimizer"]["origins"]
     assert res.parameters["a"]["map"] == pytest.approx(mean[0], abs=1e-6)
     assert res.status == "ok"
-    with caplog.at_level(logging.WARNING, logger="dockrecon.reconstruct"):
+    with caplog.at_level(logging.WARNING, logger="dockrecon.pipeline"):
         res = reconstruct(prob, tmp_path / "b", first_guess=far, search_again=again,
                           settings=dataclasses.replace(base, search_retries=0))
     assert res.diagnostics["search"]["rounds"] == 1 and not res.diagnostics["search"]["plausible"]

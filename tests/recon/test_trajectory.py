@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from recon.reconstruct import ReconstructSettings, reconstruct
+from recon.pipeline import ReconstructSettings, reconstruct
 from recon.trajectory import (BAND_SUFFIXES, Histories, event_summary, trajectory_table)
 from tests.recon._toy import _basis, linear_posterior, linear_problem
 

@@ -39,7 +39,7 @@ from recon.trajectory import (BAND_SUFFIXES, TrajectoryFn, clock_offsets, event_
 __all__ = ["ReconstructSettings", "Derived", "reconstruct", "fit_table", "judge",
            "posterior_products"]
 
-log = logging.getLogger("dockrecon.reconstruct")
+log = logging.getLogger("dockrecon.pipeline")
 
 #: ``derived(full_params (n, n_all), names) -> ({quantity: (n,)}, {quantity: unit})``: loads
 #: and energies of each posterior draw, computed by the forward model.
