@@ -8,7 +8,7 @@ Usage::
 Each ``LABEL=FILE`` is one study; a study run in parts (``--only``) is given as its parts
 joined by ``+`` (their flights are disjoint, as ``dockrecon study merge`` requires). The flights
 are scored again with the code the study itself uses (:func:`recon.calibration.coverage`), so
-the figure and the tables of ``benchmarks/README.md`` come from the same numbers. Three panels:
+the figure and the tables of ``benchmarks/README.md`` come from the same numbers. Three panels (coverage above, the two distributions below):
 
 * coverage of each free parameter's 68 % and 95 % interval, with the band of two binomial
   sampling errors about the nominal level;
@@ -74,9 +74,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     studies = [load_study(s) for s in args.studies]
 
-    fig, axes = plt.subplots(1, 3, figsize=(15.0, 4.8),
-                             gridspec_kw={"width_ratios": [2.2, 1.0, 1.0]})
-    ax_cov, ax_lr, ax_hpd = axes
+    fig = plt.figure(figsize=(10.0, 9.0))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1.0, 1.0])
+    ax_cov = fig.add_subplot(grid[0, :])
+    ax_lr = fig.add_subplot(grid[1, 0])
+    ax_hpd = fig.add_subplot(grid[1, 1])
     markers = ["o", "s", "^", "D", "v"]
     colors = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown"]
     n_st = len(studies)
