@@ -216,11 +216,12 @@ def _spec(entry: Mapping[str, Any], defaults: Mapping[str, Any], base: Path, key
         seed=seed, options=options)
 
 
-def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = ()
-                  ) -> list[FlightSpec]:
+def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = (),
+                  seed: int = 0) -> list[FlightSpec]:
     """The flights of a campaign manifest (module docstring), in manifest order (globbed
     flights sorted by name). ``extra_tables`` are tables a caller reads itself (a fleet's
-    ``[fleet]``). Errors name the manifest and the key."""
+    ``[fleet]``); ``seed`` is the seed of a flight the manifest gives none (neither the
+    flight nor ``[defaults]``: ``campaign --seed``). Errors name the manifest and the key."""
     from recon.io import load_toml
 
     path = Path(path)
@@ -238,6 +239,7 @@ def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = ()
         if k not in _FLIGHT_KEYS or k in ("name", "telemetry", "truth"):
             raise InputError("unknown key (allowed: scenario, config, seed, options)",
                              key=f"defaults.{k}", source=src)
+    defaults = {"seed": seed, **defaults}
     specs: list[FlightSpec] = []
     flights = doc.get("flight", [])
     if not isinstance(flights, list):
@@ -481,9 +483,28 @@ EMBEDDED_DASK_CONFIG = {
 Worker = Callable[[FlightSpec, str], dict]
 
 
-def _client(workers: int | None, scheduler: str | None, threads: int):
+#: where the embedded cluster's dashboard listens when asked for (``--dashboard``); Dask
+#: moves to a free port, saying so, when another cluster has it
+DASHBOARD_ADDRESS = "127.0.0.1:8787"
+
+
+def check_dashboard() -> None:
+    """Refuse ``--dashboard`` when the dashboard cannot be served (Dask's dashboard is a
+    Bokeh application), naming the option and the install line."""
+    try:
+        import bokeh  # noqa: F401
+    except ImportError:
+        raise InputError("the Dask dashboard needs Bokeh: pip install 'dockrecon[dashboard]' "
+                         "(or bokeh>=3.1)", key="--dashboard") from None
+
+
+def _client(workers: int | None, scheduler: str | None, threads: int, *,
+            dashboard: bool = False):
     """A Dask client: on an existing cluster, or on an embedded LocalCluster of ``workers``
-    single-threaded processes whose numeric thread pools hold ``threads`` threads each."""
+    single-threaded processes whose numeric thread pools hold ``threads`` threads each; with
+    ``dashboard``, the embedded cluster serves Dask's dashboard (at
+    :data:`DASHBOARD_ADDRESS`) and its workers collect what it shows (profiles, system
+    monitor at Dask's defaults)."""
     import dask
     from distributed import Client, LocalCluster
 
@@ -503,6 +524,12 @@ def _client(workers: int | None, scheduler: str | None, threads: int):
     # still serves its health and metrics routes over HTTP, by default on port 8787, and
     # warns on the user's terminal when another cluster has it (two campaigns on one
     # machine): it takes a free port on the loopback instead
+    if dashboard:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=DASHBOARD_ADDRESS, env=env,
+                               silence_logs=logging.CRITICAL if quiet else logging.INFO,
+                               preload=["recon.app.dask_worker"])
+        return Client(cluster), cluster
     with dask.config.set(EMBEDDED_DASK_CONFIG):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, env=env,
@@ -529,7 +556,8 @@ def _run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: W
                  resume: bool = False, settings: Mapping[str, Any] | None = None,
                  progress: Callable[[dict], None] | None = None,
                  on_flight: Callable[[str, dict], None] | None = None,
-                 threads: int | None = None) -> dict[str, Any]:
+                 threads: int | None = None,
+                 dashboard: Callable[[str], None] | None = None) -> dict[str, Any]:
     """:func:`run_campaign` with ``out`` locked.
 
     Parameters
@@ -559,6 +587,10 @@ def _run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: W
     threads
         numba / BLAS threads of each worker of the embedded cluster (default: the cores
         shared out among the workers, at least 1).
+    dashboard
+        Called with the address of the cluster's Dask dashboard once the client is up (the
+        embedded cluster then serves one, :func:`_client`; an existing scheduler's is its
+        own, where it serves one).
     """
     from distributed import as_completed
 
@@ -614,7 +646,9 @@ def _run_campaign(specs: Sequence[FlightSpec], out: str | os.PathLike, worker: W
     if not todo:
         report(0)
         return doc
-    client, cluster = _client(workers, scheduler, threads)
+    client, cluster = _client(workers, scheduler, threads, dashboard=dashboard is not None)
+    if dashboard is not None:
+        dashboard(client.dashboard_link)
     try:
         futures = {client.submit(worker, spec, str(out), key=f"flight-{spec.name}-"
                                  f"{spec_digest(spec)[:12]}", pure=False): spec

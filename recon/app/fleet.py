@@ -140,10 +140,11 @@ def _prior_of(spec, problem, shared: Sequence[str]):
 
 def run_fleet(manifest: str | os.PathLike, out: str | os.PathLike, *,
               workers: int | None = None, scheduler: str | None = None, resume: bool = False,
-              seed: int = 0, progress: Callable[[str, int, int], None] | None = None
-              ) -> dict[str, Any]:
+              seed: int = 0, progress: Callable[[str, int, int], None] | None = None,
+              dashboard: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The fleet fit of ``manifest`` into ``out`` (module docstring); returns the
-    ``fleet.json`` document."""
+    ``fleet.json`` document. ``dashboard``: as :func:`recon.app.campaign.run_campaign` has
+    it."""
     from identification.engines.fleet import combine
     from identification.provenance import versions
     from recon.app.campaign import _client, _close, reconstruct_one, run_campaign, spec_digest
@@ -165,7 +166,7 @@ def run_fleet(manifest: str | os.PathLike, out: str | os.PathLike, *,
     run_campaign(specs, out, reconstruct_one, workers=workers, scheduler=scheduler,
                  resume=resume, settings={"manifest": str(manifest), "fleet": list(shared)},
                  progress=(lambda c: progress("flights", c["done"] + c["failed"], c["total"]))
-                 if progress else None)
+                 if progress else None, dashboard=dashboard)
     camp = json.loads((out / "campaign.json").read_text())
     bad = [f"{n} ({s.get('status', s.get('state'))}: {s.get('reason', '')})"
            for n, s in camp["flights"].items() if s.get("status") != "ok"]
@@ -176,7 +177,10 @@ def run_fleet(manifest: str | os.PathLike, out: str | os.PathLike, *,
                             for s, p in zip(specs, problems)))
     log_prior, prec, mean, _ = priors[0]
     n_workers = max(1, int(workers or os.cpu_count() or 1))
-    client, cluster = _client(n_workers, scheduler, max(1, (os.cpu_count() or 1) // n_workers))
+    client, cluster = _client(n_workers, scheduler, max(1, (os.cpu_count() or 1) // n_workers),
+                              dashboard=dashboard is not None)
+    if dashboard is not None:       # the combination's cluster is another one
+        dashboard(client.dashboard_link)
     try:
         def run_round(m: np.ndarray, round_seed: int):
             futs = [client.submit(fleet_round_task, s, g.names, g, m, settings.inner,

@@ -82,9 +82,11 @@ def _study_config(cfg_path: str, unit, document: Mapping[str, Any] | None = None
 
 def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int | None = None,
               scheduler: str | None = None, resume: bool = False,
-              progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+              progress: Callable[[dict], None] | None = None,
+              dashboard: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run a calibration study into ``out`` (module docstring); returns the
-    ``calibration.json`` document."""
+    ``calibration.json`` document. ``dashboard``: as :func:`recon.app.campaign.run_campaign`
+    has it."""
     from recon.app.campaign import FlightSpec, run_campaign
     from recon.config import load_scenario
     from identification.provenance import versions
@@ -181,7 +183,7 @@ def run_study(settings: StudySettings, out: str | os.PathLike, *, workers: int |
 
     doc = run_campaign(specs, out, calibrate_one, workers=workers, scheduler=scheduler,
                        resume=resume, settings={"study": settings.to_dict()},
-                       progress=progress, on_flight=on_flight)
+                       progress=progress, on_flight=on_flight, dashboard=dashboard)
     return write(doc)
 
 

@@ -30,7 +30,7 @@ unit crosses the start plane (``rel_pos_x`` = the scenario's), where the reconst
 simulation starts, and the clock offset is that moment on the record's clock.
 
 Run ``python -m telemetry_samples.flights.generate`` (or ``dockrecon samples generate flights
--o DIR``) to make them again; the shipped files regenerate bit for bit.
+-o DIR --seed 2026``) to make them again; the shipped files regenerate bit for bit.
 """
 from __future__ import annotations
 

@@ -42,6 +42,10 @@ def executor_options(f):
     f = click.option("--resume", is_flag=True,
                      help="Keep the flights already complete in DIR (same specification); "
                           "redo the rest.")(f)
+    f = click.option("--dashboard", is_flag=True,
+                     help="Serve the embedded cluster's Dask dashboard (127.0.0.1:8787, or "
+                          "the next free port) and print its address; with --scheduler, "
+                          "print the scheduler's. Needs Bokeh (dockrecon[dashboard]).")(f)
     f = click.option("--scheduler-file", "scheduler_file", default=None, metavar="FILE",
                      type=click.Path(dir_okay=False, path_type=str),
                      help="An existing Dask scheduler by the file it wrote (dask scheduler "
@@ -53,6 +57,21 @@ def executor_options(f):
     return click.option("--workers", type=click.IntRange(min=1, max=4096), default=None,
                         help="Worker processes of the embedded Dask cluster [default: the "
                              "cores].")(f)
+
+
+def dashboard_printer(dashboard: bool):
+    """``--dashboard``: None without it; else (Bokeh checked) the callback that prints the
+    dashboard's address on stderr (-q does not silence it: it was asked for)."""
+    if not dashboard:
+        return None
+    from recon.app.campaign import check_dashboard
+
+    check_dashboard()
+
+    def show(link: str) -> None:
+        click.echo(f"Dask dashboard: {link}", err=True)
+
+    return show
 
 
 def check_executor(workers, scheduler, scheduler_file=None) -> str | None:
@@ -95,20 +114,23 @@ def check_executor(workers, scheduler, scheduler_file=None) -> str | None:
               help="When emcee runs on every flight, over the manifest's mcmc option (as "
                    "reconstruct --mcmc; default: the manifest's, else auto).")
 @executor_options
+@seed_option()
 @click.pass_context
 def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | None,
                  workers: int | None, scheduler: str | None, scheduler_file: str | None,
-                 resume: bool) -> None:
+                 resume: bool, dashboard: bool, seed: int) -> None:
     """Reconstruct every flight of MANIFEST (TOML: recon.app.campaign) into DIR/<flight>/, as
     reconstruct would, on a Dask cluster, and write DIR/catalog.parquet, DIR/campaign.json
-    and the campaign's report (DIR/report.html, report.pdf).
+    and the campaign's report (DIR/report.html, report.pdf). --seed is the seed of each
+    flight the manifest gives none (its own seed, else [defaults] seed, comes first).
 
     Exit 0 when every flight is reconstructed (status ok); 3 when the campaign finished but a
     flight is not (implausible, failed, refused input or lost worker: see campaign.json)."""
     from recon.app.campaign import load_manifest, reconstruct_one, run_campaign
 
     scheduler = check_executor(workers, scheduler, scheduler_file)
-    specs = load_manifest(manifest)
+    show_dashboard = dashboard_printer(dashboard)
+    specs = load_manifest(manifest, seed=seed)
     if mcmc is not None:
         import dataclasses
 
@@ -116,7 +138,7 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | Non
     say(f"campaign: {len(specs)} flights from {manifest}")
     doc = run_campaign(specs, output, reconstruct_one, workers=workers, scheduler=scheduler,
                        resume=resume, settings={"manifest": str(Path(manifest).resolve())},
-                       progress=progress_printer())
+                       progress=progress_printer(), dashboard=show_dashboard)
     c = doc["counts"]
     end_with_report(output)
     say(f"{output}/catalog.parquet written: {c['done']} of {c['total']} flights reconstructed"
@@ -137,7 +159,7 @@ def campaign_cmd(ctx: click.Context, manifest: str, output: str, mcmc: str | Non
 @executor_options
 @seed_option()
 def fleet_cmd(manifest: str, output: str, workers: int | None, scheduler: str | None,
-              scheduler_file: str | None, resume: bool, seed: int) -> None:
+              scheduler_file: str | None, resume: bool, dashboard: bool, seed: int) -> None:
     """Fit the mechanism a fleet of flights of one unit shares: MANIFEST is a campaign's
     (recon.app.campaign) with a [fleet] table naming the shared parameters (shared = [...],
     free in every flight's run configuration with the same prior). Each flight is
@@ -153,7 +175,9 @@ def fleet_cmd(manifest: str, output: str, workers: int | None, scheduler: str | 
         if not quiet():
             click.echo(f"fleet: {stage} {done}/{total}", err=True)
 
+    show_dashboard = dashboard_printer(dashboard)
     doc = run_fleet(manifest, output, workers=workers, scheduler=scheduler, resume=resume,
+                    dashboard=show_dashboard,
                     seed=seed, progress=progress)
     end_with_report(output)
     for name, s in doc["shared"].items():

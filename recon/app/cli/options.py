@@ -17,7 +17,7 @@ import click
 
 from models.errors import InputError, OutputError, is_no_space, no_space
 
-__all__ = ["EXIT_STATUS", "Finite", "Group", "common_options", "output_option", "input_path",
+__all__ = ["EXIT_STATUS", "SEED_DEFAULT", "Finite", "Group", "common_options", "output_option", "input_path",
            "seed_option",
            "config_option", "configure_logging", "version", "Progress", "say", "quiet",
            "mcmc_options", "mcmc_choice",
@@ -250,9 +250,14 @@ class Finite(click.FloatRange):
         return rv
 
 
-def seed_option(default: int = 0):
-    """``--seed``: the seed of every random choice the command makes."""
-    return click.option("--seed", type=int, default=default, show_default=True,
+#: the one default of ``--seed``, whatever the command
+SEED_DEFAULT = 0
+
+
+def seed_option():
+    """``--seed``: the seed of every random choice the command makes (default
+    :data:`SEED_DEFAULT` for every command)."""
+    return click.option("--seed", type=int, default=SEED_DEFAULT, show_default=True,
                         help="Seed of every random choice (results record it).")
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from recon.app.cli.campaign import check_executor, executor_options, progress_printer
+from recon.app.cli.campaign import (check_executor, dashboard_printer, executor_options,
+                                    progress_printer)
 from recon.app.cli.options import (Group, common_options, config_option, end_with_report,
                                    input_path, mcmc_choice, mcmc_options, output_option, say,
                                    seed_option)
@@ -32,7 +33,7 @@ def study() -> None:
 @output_option("the study directory (telemetry/ with the simulated flights and their truth, "
                "one result directory per flight, catalog.parquet, calibration.json, the "
                "report)", file_okay=False, dir_okay=True, metavar="DIR")
-@seed_option(7)
+@seed_option()
 @click.option("--records", type=click.Choice(["realistic", "cut"]), default="realistic",
               show_default=True,
               help="Flight records as a flight recorder makes them (approach, 20 s after "
@@ -51,7 +52,7 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
                     mcmc_below_ess: float | None,
                     steps: int | None, only: str | None, workers: int | None,
                     scheduler: str | None, scheduler_file: str | None,
-                    resume: bool) -> None:
+                    resume: bool, dashboard: bool) -> None:
     """Draw FLIGHTS truths from the priors of --config, simulate and record each flight with
     the unit's observation model, reconstruct every one (a campaign on Dask) and write the
     coverage of the 68 % and 95 % intervals (DIR/calibration.json) and its report.
@@ -62,6 +63,7 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
     from recon.app.study import run_study
 
     scheduler = check_executor(workers, scheduler, scheduler_file)
+    show_dashboard = dashboard_printer(dashboard)
     indices = None if only is None else parse_only(only, flights)
     mode, mcmc_below_ess = mcmc_choice(mcmc, no_mcmc, mcmc_below_ess)
     # stored as the earlier flag was (true / false) where it can be, so that a study made
@@ -77,7 +79,7 @@ def calibration_cmd(ctx: click.Context, scenario: str, config: str, flights: int
     part = "" if indices is None else f", only {format_only(indices)}"
     say(f"study calibration: {flights} flights ({records} records{part}), seed {seed}")
     doc = run_study(settings, output, workers=workers, scheduler=scheduler, resume=resume,
-                    progress=progress_printer("study calibration"))
+                    progress=progress_printer("study calibration"), dashboard=show_dashboard)
     end_with_report(output)
     say(f"{output}/calibration.json written")
     _verdict(ctx, doc, output)

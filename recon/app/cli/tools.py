@@ -28,11 +28,12 @@ def samples() -> None:
                "samples/flights/peripheral for --unit peripheral; never the installed "
                "package's telemetry_samples/ unless named)",
                required=False, file_okay=False, dir_okay=True, metavar="DIR")
-@seed_option(2026)
+@seed_option()
 def samples_generate(kind: str, unit_name: str, output: str | None, seed: int) -> None:
     """Simulate and record the synthetic samples of KIND, each with its truth (flights: the
     5-s records cut to the model, and the realistic-span records in realistic/; with
-    --unit peripheral the peripheral unit's records cut to the model)."""
+    --unit peripheral the peripheral unit's records cut to the model). The shipped samples
+    are those of --seed 2026 (they regenerate bit for bit)."""
     from pathlib import Path
 
     progress = Progress("samples generate")

@@ -444,3 +444,67 @@ def test_scheduler_file_gives_the_scheduler_address(cli_run, tmp_path, monkeypat
     manifest = ROOT / "telemetry_samples" / "flights" / "campaign.toml"
     r = cli_run("campaign", manifest, "-o", tmp_path / "a", "--scheduler-file", sched)
     assert r.exit_code == 9 and seen["scheduler"] == "tcp://10.1.2.3:8786"
+
+
+def test_the_dashboard_is_served_when_asked_for_and_named(cli_run, tmp_path, monkeypatch):
+    """``--dashboard``: the embedded cluster serves Dask's dashboard, whose status page
+    answers at the address given; the commands hand that address to the user on stderr;
+    without Bokeh the option is refused, naming it and the install line."""
+    import sys
+    import urllib.request
+
+    import recon.app.campaign as campaign
+    from recon.app.campaign import _client, _close, check_dashboard
+
+    client, cluster = _client(1, None, 1, dashboard=True)
+    try:
+        link = client.dashboard_link
+        assert link.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(link, timeout=30) as page:
+            assert page.status == 200
+    finally:
+        _close(client, cluster)
+    seen = {}
+
+    def stop(specs, out, worker, **kwargs):
+        if kwargs["dashboard"] is not None:
+            kwargs["dashboard"]("http://127.0.0.1:8787/status")
+        seen.update(kwargs)
+        raise SystemExit(9)
+
+    monkeypatch.setattr(campaign, "run_campaign", stop)
+    manifest = ROOT / "telemetry_samples" / "flights" / "campaign.toml"
+    r = cli_run("campaign", manifest, "-o", tmp_path / "a", "--dashboard", "-q")
+    assert r.exit_code == 9 and "Dask dashboard: http://127.0.0.1:8787/status" in r.stderr
+    r = cli_run("campaign", manifest, "-o", tmp_path / "b")
+    assert r.exit_code == 9 and seen["dashboard"] is None
+    monkeypatch.setitem(sys.modules, "bokeh", None)     # as if Bokeh were not installed
+    with pytest.raises(InputError) as e:
+        check_dashboard()
+    assert e.value.key == "--dashboard" and "dockrecon[dashboard]" in str(e.value)
+    r = cli_run("campaign", manifest, "-o", tmp_path / "c", "--dashboard")
+    assert r.exit_code == 2 and "--dashboard" in r.stderr
+
+
+def test_campaign_seed_is_the_seed_of_flights_the_manifest_gives_none(tmp_path):
+    """``campaign --seed N`` (load_manifest's ``seed``): a flight's own seed comes first, then
+    [defaults] seed, then N."""
+    shutil.copy(FLIGHTS / "nominal.parquet", tmp_path / "nominal.parquet")
+    body = f"""
+[defaults]
+scenario = "{SCENARIO}"
+{{seed}}
+[[flight]]
+name = "own"
+telemetry = "nominal.parquet"
+seed = 5
+
+[[flight]]
+name = "other"
+telemetry = "nominal.parquet"
+"""
+    m = _manifest(tmp_path, body.format(seed=""))
+    assert [s.seed for s in load_manifest(m, seed=11)] == [5, 11]
+    assert [s.seed for s in load_manifest(m)] == [5, 0]
+    m = _manifest(tmp_path, body.format(seed="seed = 3"))
+    assert [s.seed for s in load_manifest(m, seed=11)] == [5, 3]

@@ -7,7 +7,7 @@ import pytest
 
 from models.probe_cone import preset_path
 from recon.app.cli import cli
-from recon.app.cli.options import Progress
+from recon.app.cli.options import SEED_DEFAULT, Progress
 
 #: commands that write files (``-o`` names where), and those that only print
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
@@ -33,9 +33,12 @@ def test_every_command_takes_the_shared_options():
         assert {"-q", "--quiet", "-v", "--verbose"} <= opts, name
         if name in WRITERS:
             assert {"-o", "--output"} <= opts, name
+        if "--scheduler" in opts:        # every command on Dask names its cluster alike
+            assert {"--scheduler-file", "--dashboard", "--workers", "--resume"} <= opts, name
         for p in cmd.params:  # --seed and --config mean the same everywhere
             if "--seed" in getattr(p, "opts", []):
                 assert p.type is click.INT and "Seed of every random choice" in p.help, name
+                assert p.default == SEED_DEFAULT, name      # one default, whatever the command
             if "--config" in getattr(p, "opts", []):
                 assert p.help.startswith("Configuration:"), name
     assert names == WRITERS | PRINTERS
