@@ -20,11 +20,12 @@ bit.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 from models.probe_cone import Scenario, preset_path
 from models.probe_cone.unit import UNIT
+from recon.calibration import scenario_for_draws, scenario_paths
+from recon.config import scenario_document
 from recon.recording import record_realistic
 
 __all__ = ["AS_BUILT", "FLIGHTS", "as_built_scenario", "generate"]
@@ -63,17 +64,11 @@ FLIGHTS: dict[str, dict] = {
 
 
 def as_built_scenario() -> Scenario:
-    """The preset's scenario with the numbers of :data:`AS_BUILT` at their paths."""
-    with preset_path("reference").open("rb") as fh:
-        doc = tomllib.load(fh)
-    for path, value in AS_BUILT.items():
-        *tables, key = path.split(".")
-        node = doc
-        for t in tables:
-            node = node[t]
-        assert key in node, path
-        node[key] = value
-    return Scenario.from_dict(doc)
+    """The preset's scenario with the numbers of :data:`AS_BUILT` at their paths (as a
+    calibration study sets its drawn numbers: :func:`recon.calibration.scenario_for_draws`)."""
+    doc = scenario_document(preset_path("reference"))
+    paths = scenario_paths(doc, list(AS_BUILT))
+    return scenario_for_draws(UNIT, doc, paths)(AS_BUILT)
 
 
 def generate(out_dir: str | os.PathLike, seed: int = 4242) -> list[Path]:
