@@ -56,8 +56,8 @@ from models.hysteresis import (HysteresisElement, IllegalTransition, element_fro
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, derived_parameters, reweight
 from identification.lmfit_bridge import (INTERVALS, apply_parameters, attach_profile,
-                                         minimizer_result, profile_intervals,
-                                         result_parameters)
+                                         check_profile_names, minimizer_result,
+                                         profile_intervals, result_parameters)
 from identification.problem import ResidualProblem
 from identification.result import Result, summarize
 
@@ -455,6 +455,7 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
     space = box_space(names, [parameter_unit(n, start) for n in names],
                    [values0[n] for n in names], [boxes[n] for n in names], fixed)
     space = apply_parameters(space, params)
+    profile = check_profile_names(space, profile)
     loop = LoopResidual(q, f, start, names)
     problem = ResidualProblem(space, loop, q.size)
     rng = np.random.default_rng(seed)

@@ -46,7 +46,8 @@ from identification.space import Parameter, ParameterSpace, Prior
 
 __all__ = ["NONPARABOLIC", "PROFILE_LEVELS", "INTERVALS", "to_parameters", "from_parameters",
            "apply_parameters", "result_parameters", "minimizer_result", "likelihood_ratio",
-           "profile_intervals", "attach_profile", "fit_report", "profile_lines"]
+           "profile_intervals", "check_profile_names", "attach_profile", "fit_report",
+           "profile_lines"]
 
 #: largest relative difference of a profile interval's sides from the Laplace half-width at
 #: which the profile still counts as parabolic (module docstring)
@@ -282,6 +283,21 @@ def _scan_one(cost, x0: float, se: float, lo: float, hi: float, chi0: float,
     return out
 
 
+def check_profile_names(space: ParameterSpace, names: Sequence[str] | None,
+                        allowed: Sequence[str] | None = None) -> list[str] | None:
+    """``names`` when each is a free parameter of ``space`` (and in ``allowed``, when given);
+    else an :class:`InputError` naming the first that is not and listing those that are.
+    Checked before a fit, so a misspelt name costs nothing."""
+    if names is None:
+        return None
+    ok = [n for n in space.free_names if allowed is None or n in allowed]
+    for n in names:
+        if n not in ok:
+            raise InputError(f"not a fitted parameter that can be profiled (those: "
+                             f"{', '.join(ok)})", key=f"profile.{n}")
+    return list(names)
+
+
 def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
                       levels: Sequence[float] = PROFILE_LEVELS, maxiter: int = 50
                       ) -> dict[str, Any]:
@@ -314,11 +330,7 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
     lm = _lmfit()
     space = problem.space
     x = np.asarray(result.x_opt, float)
-    names = list(space.free_names if names is None else names)
-    bad = [n for n in names if n not in space.free_names]
-    if bad:
-        raise InputError(f"not a free parameter (free: {', '.join(space.free_names)})",
-                         key=f"profile.{bad[0]}")
+    names = check_profile_names(space, names) or list(space.free_names)
     post = result.posteriors.get("laplace", result.posterior)
     se = np.asarray(post.stderr, float)
     params = result_parameters(space, result)
@@ -454,9 +466,10 @@ def profile_lines(result, names: Sequence[str] | None = None) -> list[str]:
 
 def fit_report(result, *, min_correl: float = 0.1) -> str:
     """lmfit's :func:`lmfit.fit_report` of a ground-test fit (statistics, variables with
-    standard errors and start values, correlations), followed by the profile intervals
-    (lmfit's :func:`lmfit.ci_report`) and, side by side with the Laplace ones, those whose
-    profile is not parabolic, when they were computed."""
+    standard errors and start values, correlations), followed by the profile intervals (a
+    table like lmfit's :func:`lmfit.ci_report`, absolute values to five significant digits:
+    SI magnitudes from 1e-12 to 1e9 sit side by side) and, side by side with the Laplace
+    ones, those whose profile is not parabolic, when they were computed."""
     lm = _lmfit()
     mres = result.lmfit_result
     if mres is None:
@@ -464,15 +477,18 @@ def fit_report(result, *, min_correl: float = 0.1) -> str:
     text = lm.fit_report(mres, min_correl=min_correl)
     prof = result.diagnostics.get("profile")
     if prof:
-        ci = {}
+        levels = prof["levels"]
+        heads = ([f"{100 * lev:.0f} % lo" for lev in levels[::-1]] + ["estimate"]
+                 + [f"{100 * lev:.0f} % hi" for lev in levels])
+        width = max(len(n) for n in prof["intervals"])
+        rows = ["    " + " " * (width + 1) + "".join(h.rjust(13) for h in heads)]
         for n, iv in prof["intervals"].items():
-            v = mres.params[n].value
-            row = [(lev, iv[f"ci{round(100 * lev)}"][0]) for lev in prof["levels"][::-1]]
-            row += [(0.0, v)]
-            row += [(lev, iv[f"ci{round(100 * lev)}"][1]) for lev in prof["levels"]]
-            ci[n] = [(p, math.nan if v_ is None else v_) for p, v_ in row]
-        text += "\n[[Confidence Intervals]] (profile likelihood, offsets from the estimate)\n"
-        text += lm.ci_report(ci)
+            vals = ([iv[f"ci{round(100 * lev)}"][0] for lev in levels[::-1]]
+                    + [mres.params[n].value]
+                    + [iv[f"ci{round(100 * lev)}"][1] for lev in levels])
+            rows.append(f"    {n.ljust(width)}:" + "".join(_g(v).rjust(13) for v in vals))
+        text += ("\n[[Confidence Intervals]] (profile likelihood; lmfit.conf_interval)\n"
+                 + "\n".join(rows))
         lines = profile_lines(result)
         text += ("\n[[Profile beside Laplace]] (profiles that are not parabolic)\n"
                  + "\n".join("    " + ln for ln in lines) if lines else

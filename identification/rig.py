@@ -40,8 +40,8 @@ from models.errors import DataError, InputError
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, reweight
 from identification.lmfit_bridge import (INTERVALS, apply_parameters, attach_profile,
-                                         minimizer_result, profile_intervals,
-                                         result_parameters)
+                                         check_profile_names, minimizer_result,
+                                         profile_intervals, result_parameters)
 from identification.problem import ResidualProblem
 from identification.result import Result, summarize
 
@@ -364,7 +364,8 @@ METHOD = ("output-error least squares on the noise-weighted channel residuals "
 
 
 def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
-                 n_draws: int = 4000, params=None, intervals: str = "laplace") -> Result:
+                 n_draws: int = 4000, params=None, intervals: str = "laplace",
+                 profile: Sequence[str] | None = None) -> Result:
     """Fit the ``[identify]`` parameters of a rig configuration to a rig record
     (:mod:`identification.rig`).
 
@@ -389,6 +390,9 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         ``"laplace"``, or ``"profile"``: also the profile-likelihood intervals of the
         ``[identify]`` parameters, the nuisance ones refitted at every point
         (:func:`identification.lmfit_bridge.profile_intervals`).
+    profile
+        With ``"profile"``: the ``[identify]`` parameters to profile (default: every free
+        one).
 
     Returns
     -------
@@ -423,6 +427,7 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
     space = box_space(names + nui, units, np.r_[start, nui0],
                    list(zip(np.r_[lo, nlo], np.r_[hi, nhi])))
     space = apply_parameters(space, params)
+    profile = check_profile_names(space, profile, names)
     problem = ResidualProblem(space, residual, residual.n_residuals, sigma=sigma,
                               groups=groups)
     fit_kw = dict(starts=0, max_nfev=settings.max_nfev, diff_step=diff_step, x_scale="jac",
@@ -454,7 +459,7 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         method="output-error least squares (trust-region reflective)")
     if intervals == "profile":
         attach_profile(result, profile_intervals(
-            problem, result, [nm for nm in names if nm in space.free_names]))
+            problem, result, profile or [nm for nm in names if nm in space.free_names]))
     final = residual.channels_of(space.full(result.x_opt[None, :])[0])
     meas = {c: record.columns[c] for c in channels}
     best = result.best
