@@ -323,7 +323,8 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
     dict
         ``intervals``: name -> ``{"ci68": [lo, hi], "ci95": [lo, hi], ...}`` [SI] (a side cut
         at a bound of the box holds the bound; ``at_bound`` lists those sides),
-        ``laplace_halfwidth`` and ``deviation`` (:data:`NONPARABOLIC`) per name,
+        ``laplace_halfwidth`` and ``deviation`` (:data:`NONPARABOLIC`; None where the
+        Laplace half-width is 0) per name,
         ``not_parabolic``: the names past it, ``evaluations``: residual evaluations,
         ``warnings``: lmfit's notes on bounds and stalls, ``method``, ``criterion``.
     """
@@ -395,6 +396,9 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
                     worst = max(worst, abs(d / h - 1.0))
         intervals[n] = entry
         dev[n] = float(worst)
+    not_parabolic = [n for n in names if not dev[n] <= NONPARABOLIC]
+    # a side with no Laplace width to compare with (stderr 0) has no finite deviation
+    dev = {n: (v if math.isfinite(v) else None) for n, v in dev.items()}
     return {"method": "profile likelihood (lmfit.conf_interval, prob_func: likelihood ratio "
                       "with the noise known; every other free parameter refitted by lmfit's "
                       "leastsq at each point)",
@@ -402,7 +406,7 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
                          f"Laplace half-width z*stderr by more than {NONPARABOLIC:.0%} of it",
             "levels": levels, "intervals": intervals, "laplace_halfwidth": half,
             "deviation": dev,
-            "not_parabolic": [n for n in names if not dev[n] <= NONPARABOLIC],
+            "not_parabolic": not_parabolic,
             "at_bound": at_bound, "evaluations": int(count[0]), "warnings": notes}
 
 
