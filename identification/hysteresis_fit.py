@@ -424,12 +424,13 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
         ``result.fit_report()``: lmfit's report of them. With ``intervals="profile"``:
         ``diagnostics.profile`` and, in the entries of the reported parameters that are
         fitted ones, ``profile_ci68``, ``profile_ci95`` and ``profile_parabolic``
-        (:func:`identification.lmfit_bridge.attach_profile`). ``parameters``: every reported parameter (breakpoints,
-        node forces, stiffnesses; derived ones with ``prior: {"kind": "derived"}``) with its
-        start value (``start``); sections ``element`` (the fitted, validated tables),
-        ``residual_rms`` [N or N m] and its unit, ``n_points``, ``optimizer``, ``brake``
-        (slips and final shift of a friction brake, else None) and ``fitted`` (``q``,
-        ``force``, ``model``: the record and the fitted element's force along it).
+        (:func:`identification.lmfit_bridge.attach_profile`). ``parameters``: every
+        reported parameter (breakpoints, node forces, stiffnesses; derived ones with
+        ``prior: {"kind": "derived"}``) with its start value (``start``); sections
+        ``element`` (the fitted, validated tables), ``residual_rms`` [N or N m] and its
+        unit, ``n_points``, ``optimizer``, ``brake`` (slips and final shift of a friction
+        brake, else None) and ``fitted`` (``q``, ``force``, ``model``: the record and the
+        fitted element's force along it).
         ``diagnostics.noise`` holds the force noise estimated from the residuals, which
         scales the intervals.
 
@@ -521,7 +522,7 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
                             "rel_spread": rel_spread,
                             "fixed": [p.name for p in space.parameters if p.fixed],
                             "max_nfev": max_nfev, "n_draws": n_draws,
-                            "intervals": intervals})
+                            "intervals": intervals, "profile": profile})
     rms, span = result.sections["residual_rms"], float(np.ptp(f))
     if rms > MAX_RELATIVE_RESIDUAL * span:
         # a converged optimizer is not a fit: the tables miss the loop

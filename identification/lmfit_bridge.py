@@ -331,7 +331,7 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
     lm = _lmfit()
     space = problem.space
     x = np.asarray(result.x_opt, float)
-    names = check_profile_names(space, names) or list(space.free_names)
+    names = list(space.free_names) if names is None else check_profile_names(space, names)
     post = result.posteriors.get("laplace", result.posterior)
     se = np.asarray(post.stderr, float)
     params = result_parameters(space, result)
@@ -348,7 +348,9 @@ def profile_intervals(problem, result, names: Sequence[str] | None = None, *,
     notes: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if space.ndim == 1:
+        if not names:
+            raw = {}
+        elif space.ndim == 1:
             cost = lambda v: float(np.sum(fcn({space.free_names[0]: _Val(v)}) ** 2))  # noqa: E731
             raw = {names[0]: [*_scan_one(cost, x[0], se[0], space.lower[0], space.upper[0],
                                          chi0, levels, -1, maxiter)[::-1],

@@ -401,8 +401,8 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         their boxes; with ``intervals="profile"`` also ``profile_ci68``, ``profile_ci95``,
         ``profile_parabolic``, and ``diagnostics.profile``); ``result.params`` (every fitted
         parameter as :class:`lmfit.Parameters`, Laplace ``stderr`` and ``correl``) and
-        ``result.fit_report()``; ``diagnostics`` with the engines' entries and ``success``, ``message``,
-        ``nfev``, ``cost``, ``n_samples``, ``channels``, ``noise_sigma_start``,
+        ``result.fit_report()``; ``diagnostics`` with the engines' entries and ``success``,
+        ``message``, ``nfev``, ``cost``, ``n_samples``, ``channels``, ``noise_sigma_start``,
         ``noise_sigma_estimated``, ``residual_rms`` (per channel), ``kind`` and ``nuisance``
         (the fitted initial conditions of an actuator record); sections ``record_kind``,
         ``method`` and ``identifiability``
@@ -459,7 +459,8 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         method="output-error least squares (trust-region reflective)")
     if intervals == "profile":
         attach_profile(result, profile_intervals(
-            problem, result, profile or [nm for nm in names if nm in space.free_names]))
+            problem, result,
+            profile if profile is not None else [nm for nm in names if nm in space.free_names]))
     final = residual.channels_of(space.full(result.x_opt[None, :])[0])
     meas = {c: record.columns[c] for c in channels}
     best = result.best
@@ -490,5 +491,5 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
                                          "noise": dict(settings.noise),
                                          "max_nfev": settings.max_nfev},
                             "diff_step": diff_step, "n_draws": n_draws,
-                            "intervals": intervals})
+                            "intervals": intervals, "profile": profile})
     return result
