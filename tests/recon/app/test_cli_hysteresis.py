@@ -82,6 +82,8 @@ def test_profile_intervals_beside_laplace(tmp_path):
     d = json.loads(out.read_text())
     prof = d["diagnostics"]["profile"]
     assert d["settings"]["intervals"] == "profile"
+    assert d["settings"]["profile"] == ["pos_q0", "pos_c", "pos_QN"]
+    assert "lmfit" in d["versions"]          # the library behind the intervals, recorded
     assert list(prof["intervals"]) == ["pos_q0", "pos_c", "pos_QN"]
     assert "pos_q0" in prof["not_parabolic"] and "pos_QN" not in prof["not_parabolic"]
     for name, iv in prof["intervals"].items():
