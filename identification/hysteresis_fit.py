@@ -55,6 +55,9 @@ from models.hysteresis import (HysteresisElement, IllegalTransition, element_fro
 
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, derived_parameters, reweight
+from identification.lmfit_bridge import (INTERVALS, apply_parameters, attach_profile,
+                                         check_profile_names, minimizer_result,
+                                         profile_intervals, result_parameters)
 from identification.problem import ResidualProblem
 from identification.result import Result, summarize
 
@@ -375,7 +378,9 @@ class LoopResidual:
 def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] | np.ndarray,
                         start, *, fixed: Sequence[str] = (), n_starts: int = 4,
                         rel_spread: float = 0.08, seed: int = 0,
-                        max_nfev: int | None = None, n_draws: int = 4000) -> Result:
+                        max_nfev: int | None = None, n_draws: int = 4000, params=None,
+                        intervals: str = "laplace",
+                        profile: Sequence[str] | None = None) -> Result:
     """Fit the branch tables of ``start`` to a quasi-static record
     (:mod:`identification.hysteresis_fit`).
 
@@ -389,6 +394,11 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
         Start tables; fix N_P, N_N, the variant and the parameter boxes (uniform priors).
     fixed
         Internal parameters held at their start value.
+    params : lmfit.Parameters, optional
+        Start values, bounds (``min``, ``max``) and ``vary`` of any of the internal parameters
+        (:func:`internal_parameters`; :func:`identification.lmfit_bridge.apply_parameters`),
+        replacing those the start tables give; ``vary = False`` holds one, as ``fixed`` does.
+        ``result.params`` of an earlier fit is one.
     n_starts
         Local fits: from the start tables, then from seeded draws within ``rel_spread``
         (relative) of them. Each is a staged polish (breakpoints held, then all free;
@@ -400,16 +410,27 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
         Limit on residual evaluations of each stage of each local fit.
     n_draws
         Laplace draws behind the intervals.
+    intervals
+        ``"laplace"``, or ``"profile"``: also the profile-likelihood intervals of the fitted
+        parameters (:func:`identification.lmfit_bridge.profile_intervals`).
+    profile
+        With ``"profile"``: the internal parameters to profile (default: every free one).
 
     Returns
     -------
     Result
-        Kind ``"hysteresis_fit"``. ``parameters``: every reported parameter (breakpoints,
-        node forces, stiffnesses; derived ones with ``prior: {"kind": "derived"}``) with its
-        start value (``start``); sections ``element`` (the fitted, validated tables),
-        ``residual_rms`` [N or N m] and its unit, ``n_points``, ``optimizer``, ``brake``
-        (slips and final shift of a friction brake, else None) and ``fitted`` (``q``,
-        ``force``, ``model``: the record and the fitted element's force along it).
+        Kind ``"hysteresis_fit"``. ``result.params``: the fitted internal parameters as
+        :class:`lmfit.Parameters` (Laplace ``stderr`` and ``correl``);
+        ``result.fit_report()``: lmfit's report of them. With ``intervals="profile"``:
+        ``diagnostics.profile`` and, in the entries of the reported parameters that are
+        fitted ones, ``profile_ci68``, ``profile_ci95`` and ``profile_parabolic``
+        (:func:`identification.lmfit_bridge.attach_profile`). ``parameters``: every
+        reported parameter (breakpoints, node forces, stiffnesses; derived ones with
+        ``prior: {"kind": "derived"}``) with its start value (``start``); sections
+        ``element`` (the fitted, validated tables), ``residual_rms`` [N or N m] and its
+        unit, ``n_points``, ``optimizer``, ``brake`` (slips and final shift of a friction
+        brake, else None) and ``fitted`` (``q``, ``force``, ``model``: the record and the
+        fitted element's force along it).
         ``diagnostics.noise`` holds the force noise estimated from the residuals, which
         scales the intervals.
 
@@ -421,6 +442,9 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
         The record does not follow the element's state table at the start tables, or the
         fit converges to tables that violate the paper's constraints.
     """
+    if intervals not in INTERVALS:
+        raise InputError(f"unknown intervals {intervals!r} ({' or '.join(INTERVALS)})",
+                         key="intervals")
     q, f = check_record(q, force, start)
     values0 = internal_parameters(start)
     boxes = parameter_bounds(start)
@@ -431,10 +455,12 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
                          key=f"fixed.{sorted(unknown)[0]}")
     space = box_space(names, [parameter_unit(n, start) for n in names],
                    [values0[n] for n in names], [boxes[n] for n in names], fixed)
+    space = apply_parameters(space, params)
+    profile = check_profile_names(space, profile)
     loop = LoopResidual(q, f, start, names)
     problem = ResidualProblem(space, loop, q.size)
     rng = np.random.default_rng(seed)
-    x0 = np.array([values0[n] for n in space.free_names])
+    x0 = space.start()
     starts = [x0] + [x0 * (1.0 + rng.uniform(-rel_spread, rel_spread, x0.size))
                      for _ in range(max(1, n_starts) - 1)]
     result = least_squares(problem, starts=0, first_guess=np.array(starts), seed=seed,
@@ -459,14 +485,20 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
     free = summarize(space, result.posterior.samples, result.posterior.x_map,
                      result.posterior.stderr)
     start_vals = parameter_values(start)
-    params = {}
+    entries = {}
     for k in order:
         entry = dict(derived[k])
         entry["map"] = vals[k]
         entry["prior"] = free[k]["prior"] if k in free else {"kind": "derived"}
         entry["start"] = start_vals.get(k)
-        params[k] = entry
-    result.parameters = params
+        entries[k] = entry
+    result.parameters = entries
+    result.params = result_parameters(space, result)
+    result.lmfit_result = minimizer_result(
+        problem, result, result.params,
+        method="multi-start staged least squares (trust-region reflective)")
+    if intervals == "profile":
+        attach_profile(result, profile_intervals(problem, result, profile))
 
     fitted = element.trace(q)
     _, slips, shift = loop.trace(free_vals)
@@ -487,8 +519,10 @@ def identify_hysteresis(q: Sequence[float] | np.ndarray, force: Sequence[float] 
         "fitted": {"q": q, "force": f, "model": np.asarray(fitted, float)},
     })
     result.settings.update({"starts": int(max(1, n_starts)), "seed": seed,
-                            "rel_spread": rel_spread, "fixed": list(fixed),
-                            "max_nfev": max_nfev, "n_draws": n_draws})
+                            "rel_spread": rel_spread,
+                            "fixed": [p.name for p in space.parameters if p.fixed],
+                            "max_nfev": max_nfev, "n_draws": n_draws,
+                            "intervals": intervals, "profile": profile})
     rms, span = result.sections["residual_rms"], float(np.ptp(f))
     if rms > MAX_RELATIVE_RESIDUAL * span:
         # a converged optimizer is not a fit: the tables miss the loop

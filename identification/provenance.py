@@ -35,7 +35,7 @@ def source_revision() -> str | None:
 
 #: the numerical libraries whose versions a result records when the process has loaded them
 LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "emcee", "matplotlib", "arviz",
-             "h5py")
+             "h5py", "lmfit")
 
 
 def versions() -> dict[str, str]:

@@ -123,6 +123,10 @@ class Result:
     state, not written: :attr:`starts` (every least-squares run), :attr:`x_opt` and
     :attr:`jacobian` (the optimum and its whitened Jacobian with the prior rows),
     :attr:`posterior` (the current one) and :attr:`posteriors` (every one made, by method).
+    A ground-test fit also holds :attr:`params`, its fitted parameters as
+    :class:`lmfit.Parameters` (estimate, start, Laplace ``stderr`` and ``correl``), and
+    :attr:`lmfit_result`, the :class:`lmfit.minimizer.MinimizerResult` behind
+    :meth:`fit_report` (:mod:`identification.lmfit_bridge`).
     """
 
     kind: str
@@ -142,6 +146,8 @@ class Result:
     jacobian: np.ndarray | None = None
     posterior: Posterior | None = None
     posteriors: dict[str, Posterior] = dataclasses.field(default_factory=dict)
+    params: Any = None
+    lmfit_result: Any = None
 
     # -- engine state ------------------------------------------------------------------------
     @property
@@ -154,6 +160,13 @@ class Result:
         self.posterior = posterior
         self.posteriors[posterior.method] = posterior
         self.diagnostics["method"] = posterior.method
+
+    def fit_report(self, *, min_correl: float = 0.1) -> str:
+        """lmfit's ``fit_report`` text of a ground-test fit, with the profile intervals when
+        they were computed (:func:`identification.lmfit_bridge.fit_report`)."""
+        from identification.lmfit_bridge import fit_report
+
+        return fit_report(self, min_correl=min_correl)
 
     def fail(self, reason: str) -> "Result":
         """Mark the result failed (no posterior), with ``reason``."""

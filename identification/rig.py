@@ -39,6 +39,9 @@ from models.errors import DataError, InputError
 
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, reweight
+from identification.lmfit_bridge import (INTERVALS, apply_parameters, attach_profile,
+                                         check_profile_names, minimizer_result,
+                                         profile_intervals, result_parameters)
 from identification.problem import ResidualProblem
 from identification.result import Result, summarize
 
@@ -361,7 +364,8 @@ METHOD = ("output-error least squares on the noise-weighted channel residuals "
 
 
 def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
-                 n_draws: int = 4000) -> Result:
+                 n_draws: int = 4000, params=None, intervals: str = "laplace",
+                 profile: Sequence[str] | None = None) -> Result:
     """Fit the ``[identify]`` parameters of a rig configuration to a rig record
     (:mod:`identification.rig`).
 
@@ -377,13 +381,28 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         Finite-difference step of the Jacobian, as a fraction of each box's spread.
     n_draws
         Laplace draws behind the intervals.
+    params : lmfit.Parameters, optional
+        Start values, bounds (``min``, ``max``) and ``vary`` of any of the fitted parameters
+        (the ``[identify]`` ones and, for an actuator record, the nuisance ones of
+        :data:`NUISANCE`), replacing the configuration's
+        (:func:`identification.lmfit_bridge.apply_parameters`); ``vary = False`` holds one.
+    intervals
+        ``"laplace"``, or ``"profile"``: also the profile-likelihood intervals of the
+        ``[identify]`` parameters, the nuisance ones refitted at every point
+        (:func:`identification.lmfit_bridge.profile_intervals`).
+    profile
+        With ``"profile"``: the ``[identify]`` parameters to profile (default: every free
+        one).
 
     Returns
     -------
     Result
         Kind ``"rig"``: ``parameters`` (the fitted actuator parameters, uniform priors on
-        their boxes); ``diagnostics`` with the engines' entries and ``success``, ``message``,
-        ``nfev``, ``cost``, ``n_samples``, ``channels``, ``noise_sigma_start``,
+        their boxes; with ``intervals="profile"`` also ``profile_ci68``, ``profile_ci95``,
+        ``profile_parabolic``, and ``diagnostics.profile``); ``result.params`` (every fitted
+        parameter as :class:`lmfit.Parameters`, Laplace ``stderr`` and ``correl``) and
+        ``result.fit_report()``; ``diagnostics`` with the engines' entries and ``success``,
+        ``message``, ``nfev``, ``cost``, ``n_samples``, ``channels``, ``noise_sigma_start``,
         ``noise_sigma_estimated``, ``residual_rms`` (per channel), ``kind`` and ``nuisance``
         (the fitted initial conditions of an actuator record); sections ``record_kind``,
         ``method`` and ``identifiability``
@@ -393,6 +412,9 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
     import pandas as pd
 
 
+    if intervals not in INTERVALS:
+        raise InputError(f"unknown intervals {intervals!r} ({' or '.join(INTERVALS)})",
+                         key="intervals")
     settings = IdentifySettings.from_dict(config.identify)
     names, start, lo, hi = parameter_boxes(config, settings)
     nui, nui0, nlo, nhi = nuisance_parameters(record, settings.kind)
@@ -404,11 +426,13 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
     units = [FITTABLE[nm] for nm in names] + [NUISANCE[nm] for nm in nui]
     space = box_space(names + nui, units, np.r_[start, nui0],
                    list(zip(np.r_[lo, nlo], np.r_[hi, nhi])))
+    space = apply_parameters(space, params)
+    profile = check_profile_names(space, profile, names)
     problem = ResidualProblem(space, residual, residual.n_residuals, sigma=sigma,
                               groups=groups)
     fit_kw = dict(starts=0, max_nfev=settings.max_nfev, diff_step=diff_step, x_scale="jac",
                   kind="rig")
-    first = least_squares(problem, first_guess=np.r_[start, nui0], origin="start values",
+    first = least_squares(problem, first_guess=space.start(), origin="start values",
                           **fit_kw)
     # the noise of each channel from the residuals, and one refit with it
     problem = reweight(problem, first)
@@ -421,9 +445,22 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
     post = result.posterior
     summary = summarize(space, post.samples, post.x_map, post.stderr)
     result.parameters = {nm: summary[nm] for nm in names}
-    k = len(names)
-    ident = identifiability_report(names, post.x_map[:k], post.covariance[:k, :k],
-                                     result.jacobian[:, :k], lo, hi)
+    # the fitted physical parameters (a parameter held by ``params`` is neither fitted nor
+    # judged for identifiability)
+    phys = [j for j, nm in enumerate(space.free_names) if nm in names]
+    ident = identifiability_report([space.free_names[j] for j in phys], post.x_map[phys],
+                                   post.covariance[np.ix_(phys, phys)],
+                                   result.jacobian[:, phys], space.lower[phys],
+                                   space.upper[phys])
+    full_opt = dict(zip(space.names, space.full(result.x_opt[None, :])[0]))
+    result.params = result_parameters(space, result)
+    result.lmfit_result = minimizer_result(
+        problem, result, result.params,
+        method="output-error least squares (trust-region reflective)")
+    if intervals == "profile":
+        attach_profile(result, profile_intervals(
+            problem, result,
+            profile if profile is not None else [nm for nm in names if nm in space.free_names]))
     final = residual.channels_of(space.full(result.x_opt[None, :])[0])
     meas = {c: record.columns[c] for c in channels}
     best = result.best
@@ -438,7 +475,7 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
         "residual_rms": {c: float(np.sqrt(np.mean((final[c] - meas[c]) ** 2)))
                          for c in channels},
         "kind": settings.kind,
-        "nuisance": {nm: float(result.x_opt[k + j]) for j, nm in enumerate(nui)}})
+        "nuisance": {nm: float(full_opt[nm]) for nm in nui}})
     result.sections.update({"record_kind": settings.kind, "method": METHOD,
                             "identifiability": ident})
     table = {"t": record.t}
@@ -453,5 +490,6 @@ def identify_rig(config, record, *, seed: int = 0, diff_step: float = 1e-5,
                                                     settings.bounds.items()},
                                          "noise": dict(settings.noise),
                                          "max_nfev": settings.max_nfev},
-                            "diff_step": diff_step, "n_draws": n_draws})
+                            "diff_step": diff_step, "n_draws": n_draws,
+                            "intervals": intervals, "profile": profile})
     return result

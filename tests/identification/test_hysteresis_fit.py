@@ -228,3 +228,59 @@ def test_bad_inputs():
         identify_hysteresis(np.linspace(0, 0.01, 20), np.linspace(0, 1, 20), start,
                             fixed=["pos_nope"])
     assert info.value.key == "fixed.pos_nope"
+
+
+def _lateral():
+    frame, _ = read_table(STATIC / "lateral_double_loop.csv", {"q": "m", "force": "N"})
+    start = element_from_dict(load_toml(STATIC / "lateral_double_loop.start.toml"))
+    return frame["q"].to_numpy(), frame["force"].to_numpy(), start
+
+
+def test_lmfit_parameters_in_and_out():
+    """``result.params`` is the fit as lmfit.Parameters (estimate, start, the Laplace standard
+    error of the schema); handed back with one parameter held, it holds that one exactly and
+    starts the others where the first fit ended, so they stay within a tenth of a standard
+    error of it; bounds given there are the fit's boxes."""
+    import lmfit
+
+    q, f, start = _lateral()
+    fit = identify_hysteresis(q, f, start, n_starts=1)
+    params = fit.params
+    assert isinstance(params, lmfit.Parameters)
+    assert list(params) == list(internal_parameters(start))
+    for n in ("pos_QN", "neg_k3", "pos_Q1"):     # internal and reported at once
+        assert params[n].value == pytest.approx(fit.parameters[n]["map"], rel=1e-12)
+        assert params[n].stderr == pytest.approx(fit.parameters[n]["stderr"], rel=1e-6)
+        assert params[n].init_value == pytest.approx(internal_parameters(start)[n])
+        assert (params[n].min, params[n].max) == tuple(parameter_bounds(start)[n])
+    report = fit.fit_report()
+    assert "[[Fit Statistics]]" in report and "[[Variables]]" in report
+    assert f"# data points      = {q.size}" in report and "pos_k3:" in report
+    assert "[[Confidence Intervals]]" not in report          # none asked for
+
+    again = params.copy()
+    held = again["pos_k3"].value
+    again["pos_k3"].set(vary=False)
+    lo, hi = 0.9 * again["neg_QN"].value, 1.1 * again["neg_QN"].value
+    again["neg_QN"].set(min=lo, max=hi)
+    fit2 = identify_hysteresis(q, f, start, n_starts=1, params=again)
+    assert not fit2.params["pos_k3"].vary and fit2.params["pos_k3"].value == held
+    assert "pos_k3" in fit2.settings["fixed"]
+    assert fit2.parameters["pos_k3"]["prior"] == {"kind": "fixed", "value": held}
+    assert fit2.parameters["neg_QN"]["prior"] == {"kind": "uniform", "lower": lo, "upper": hi}
+    for n in ("pos_QN", "neg_Q1", "pos_fF2"):
+        assert fit2.params[n].value == pytest.approx(params[n].value, abs=0.1 * params[n].stderr)
+
+
+def test_lmfit_parameters_and_intervals_refused_clearly():
+    import lmfit
+
+    q, f, start = _lateral()
+    bad = lmfit.Parameters()
+    bad.add("pos_q1", value=0.004, min=0.0, max=0.01)      # reported, not fitted
+    with pytest.raises(InputError, match="its parameters: pos_q0, pos_c") as exc:
+        identify_hysteresis(q, f, start, n_starts=1, params=bad)
+    assert exc.value.key == "params.pos_q1"
+    with pytest.raises(InputError, match="laplace or profile") as exc:
+        identify_hysteresis(q, f, start, n_starts=1, intervals="bootstrap")
+    assert exc.value.key == "intervals"

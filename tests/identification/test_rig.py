@@ -139,6 +139,51 @@ def test_cli_identify_writes_schema(tmp_path):
     assert doc5["parameters"]["transport_delay"]["ci95"] != p["ci95"]
 
 
+def test_cli_identify_profile_intervals(tmp_path):
+    """``--intervals profile``: the transport delay's profile interval beside its Laplace one.
+    The delay of the platform record is well determined (its profile is parabolic within
+    10 %), so the two agree to 10 % of the half-width and the command says so."""
+    out = tmp_path / "res"
+    r = CliRunner().invoke(cli, ["identify", "rig", str(SAMPLES / "platform.parquet"),
+                                 "--config", str(SAMPLES / "platform.toml"), "--output",
+                                 str(out), "--intervals", "profile"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((out / "result.json").read_text())
+    p = doc["parameters"]["transport_delay"]
+    prof = doc["diagnostics"]["profile"]
+    assert p["profile_ci95"] == prof["intervals"]["transport_delay"]["ci95"]
+    assert p["profile_parabolic"] is True and prof["not_parabolic"] == []
+    half = 1.96 * p["stderr"]
+    assert p["profile_ci95"][0] == pytest.approx(p["map"] - half, abs=0.1 * half)
+    assert p["profile_ci95"][1] == pytest.approx(p["map"] + half, abs=0.1 * half)
+    assert "every one parabolic" in r.stderr
+    r = CliRunner().invoke(cli, ["identify", "rig", str(SAMPLES / "platform.parquet"),
+                                 "--config", str(SAMPLES / "platform.toml"), "--output",
+                                 str(tmp_path / "bad"), "--intervals", "exact"])
+    assert r.exit_code == 2 and "--intervals" in r.stderr and not (tmp_path / "bad").exists()
+
+
+def test_lmfit_parameters_in_and_out():
+    """``params`` states the fit's start and box as lmfit.Parameters; ``result.params`` gives
+    the estimate back with the Laplace standard error of the schema."""
+    import lmfit
+
+    d = load_toml(SAMPLES / "platform.toml")
+    cfg = RigConfig.from_dict(d)
+    frame, _ = read_table(SAMPLES / "platform.parquet", RECORD_UNITS)
+    given = lmfit.Parameters()
+    given.add("transport_delay", value=0.02, min=0.001, max=0.03)
+    fit = identify_rig(cfg, RigRecord.from_frame(frame, "platform"), params=given)
+    p = fit.parameters["transport_delay"]
+    assert p["prior"] == {"kind": "uniform", "lower": 0.001, "upper": 0.03}
+    out = fit.params["transport_delay"]
+    assert out.init_value == 0.02 and out.value == p["map"]
+    assert out.stderr == pytest.approx(p["stderr"], rel=1e-12)
+    assert out.user_data["unit"] == "s"
+    assert abs(p["map"] - TRUTH["platform"]["parameters"]["transport_delay"]) < 4 * p["stderr"]
+    assert "transport_delay:" in fit.fit_report()
+
+
 def test_cli_simulate_lift_and_hexapod(tmp_path):
     r = CliRunner().invoke(cli, ["simulate", "rig", str(SAMPLES / "actuator.toml"),
                                  "--command", str(SAMPLES / "command_lift.csv"), "--output",

@@ -18,6 +18,47 @@ __all__ = ["COMMANDS", "identify"]
 log = logging.getLogger("dockrecon")
 
 
+def intervals_option(fn):
+    """``--intervals laplace|profile`` and ``--profile NAME,...`` of the ground-test fits."""
+    fn = click.option(
+        "--profile", "profile", default=None, metavar="NAME,...",
+        help="With --intervals profile: only these fitted parameters (default: every one).")(fn)
+    return click.option(
+        "--intervals", type=click.Choice(["laplace", "profile"]), default="laplace",
+        show_default=True,
+        help="laplace: the Gaussian at the optimum; profile: also the profile-likelihood "
+             "intervals (lmfit.conf_interval, each parameter held and the others refitted; "
+             "slower), recorded beside the Laplace ones and shown side by side where the "
+             "profile is not parabolic.")(fn)
+
+
+def _profile_names(intervals: str, profile: str | None) -> list[str] | None:
+    """The names of ``--profile``, which goes with ``--intervals profile``."""
+    if profile is None:
+        return None
+    if intervals != "profile":
+        raise InputError("goes with --intervals profile", source="--profile")
+    names = [n.strip() for n in profile.split(",") if n.strip()]
+    if not names:
+        raise InputError("expected parameter names separated by commas", source="--profile")
+    return names
+
+
+def _show_profiles(result) -> None:
+    """Say the profile and the Laplace intervals side by side where they differ."""
+    from identification.lmfit_bridge import profile_lines
+
+    prof = result.diagnostics.get("profile")
+    if not prof:
+        return
+    lines = profile_lines(result)
+    for line in lines:
+        say(line)
+    if not lines:
+        say(f"profile intervals of {len(prof['intervals'])} parameter(s): every one "
+            "parabolic (the Laplace intervals stand)")
+
+
 @click.group(cls=Group)
 @common_options
 def identify() -> None:
@@ -35,9 +76,10 @@ def identify() -> None:
                required=False, metavar="PLOT.png", flag="--plot", short=None, dest="plot")
 @click.option("--starts", type=click.IntRange(1, 64), default=4, show_default=True,
               help="Local fits (the start tables, then seeded draws around them).")
+@intervals_option
 @seed_option()
 def identify_hysteresis(record: str, element_path: str, output: str, plot: str | None,
-                        starts: int, seed: int) -> None:
+                        starts: int, intervals: str, profile: str | None, seed: int) -> None:
     """Fit a hysteresis element's branch tables to a static load-deflection RECORD.
 
     RECORD is CSV (headers ``q[unit]``, ``force[unit]``) or Parquet (field metadata ``unit``),
@@ -48,6 +90,7 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     from recon.io import atomic_path, load_toml, read_table
     from recon.results import write_result
 
+    profile = _profile_names(intervals, profile)
     try:
         start = element_from_dict(load_toml(element_path))
     except InputError as exc:
@@ -58,8 +101,12 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     log.info("%s: %d samples; fitting %s (%s)", record, len(frame), start.name, start.variant)
     try:
         result = identify_hysteresis(frame["q"].to_numpy(), frame["force"].to_numpy(), start,
-                                     n_starts=starts, seed=seed)
+                                     n_starts=starts, seed=seed, intervals=intervals,
+                                     profile=profile)
     except InputError as exc:
+        if exc.key is not None and exc.key.startswith("profile."):
+            raise InputError(exc.what, source="--profile",
+                             key=exc.key.split(".", 1)[1]) from None
         raise exc.with_source(str(record)) from None
     result.sections = {"record": str(record), "record_units": file_units,
                        "start_element": str(element_path), **result.sections}
@@ -83,6 +130,7 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
     say(f"{output}: residual RMS {result.residual_rms:.4g} {result.residual_rms_unit} over "
         f"{result.n_points} samples "
         f"({'converged' if opt['success'] else 'NOT converged: ' + opt['message']})")
+    _show_profiles(result)
     if result.status != "ok":
         click.echo(f"error: {output}: fit {result.status.upper()}: {result.status_reason}",
                    err=True)
@@ -96,8 +144,9 @@ def identify_hysteresis(record: str, element_path: str, output: str, plot: str |
 @config_option("the rig TOML with [actuator] start values and [identify]", required=True)
 @output_option("the result directory (fitted.parquet, then result.json, written last)",
                file_okay=False, dir_okay=True, metavar="DIR")
+@intervals_option
 @seed_option()
-def identify_rig_cmd(record_path, config, output, seed):
+def identify_rig_cmd(record_path, config, output, intervals, profile, seed):
     """Identify actuator characteristics / the platform's transport delay from a rig record."""
     from identification.rig import RECORD_UNITS, IdentifySettings, RigRecord
     from identification.rig import identify_rig
@@ -105,6 +154,7 @@ def identify_rig_cmd(record_path, config, output, seed):
     from recon.app.outputs import replaced_whole
     from recon.results import write_result
 
+    profile = _profile_names(intervals, profile)
     config_path = config
     config = rig_config(config_path)
     try:
@@ -115,8 +165,12 @@ def identify_rig_cmd(record_path, config, output, seed):
                           increasing="t")
     try:
         record = RigRecord.from_frame(frame, kind, source=record_path)
-        result = identify_rig(config, record, seed=seed)
+        result = identify_rig(config, record, seed=seed, intervals=intervals,
+                              profile=profile)
     except InputError as exc:
+        if exc.key is not None and exc.key.startswith("profile."):
+            raise InputError(exc.what, source="--profile",
+                             key=exc.key.split(".", 1)[1]) from None
         raise exc.with_source(record_path)
     result.sections = {"record": str(record_path), "config": str(config_path),
                        **result.sections}
@@ -128,6 +182,7 @@ def identify_rig_cmd(record_path, config, output, seed):
     not_sep = result.identifiability["not_separable"]
     if not_sep:
         say("not separable by this record: " + ", ".join(not_sep))
+    _show_profiles(result)
 
 
 def _frequency(text: str) -> float:

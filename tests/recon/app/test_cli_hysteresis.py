@@ -63,3 +63,60 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, record, elem
     assert len(lines) == 1 and lines[0].startswith("error: ") and expect in lines[0], lines
     assert "Traceback" not in res.output
     assert not out.exists() and not (tmp_path / "p.png").exists()
+
+
+def test_profile_intervals_beside_laplace(tmp_path):
+    """``--intervals profile``: the profile intervals of the fitted parameters recorded beside
+    the Laplace ones (which stay), and printed side by side with them for every parameter
+    whose profile is not parabolic. ``--profile`` limits the run to three parameters: the
+    backlash end ``pos_q0``, whose profile is skewed (the kink at the end of the backlash
+    sits between samples; its lower side is twice the Laplace half-width), the common length
+    ``pos_c`` and the limit force ``pos_QN``, nearly linear in the force (parabolic within
+    2 %)."""
+    out = tmp_path / "fit.json"
+    res = CliRunner().invoke(cli, ["identify", "hysteresis", str(REC), "--element", str(START),
+                                   "--output", str(out), "--starts", "1",
+                                   "--intervals", "profile", "--profile",
+                                   "pos_q0,pos_c,pos_QN"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(out.read_text())
+    prof = d["diagnostics"]["profile"]
+    assert d["settings"]["intervals"] == "profile"
+    assert d["settings"]["profile"] == ["pos_q0", "pos_c", "pos_QN"]
+    assert "lmfit" in d["versions"]          # the library behind the intervals, recorded
+    assert list(prof["intervals"]) == ["pos_q0", "pos_c", "pos_QN"]
+    assert "pos_q0" in prof["not_parabolic"] and "pos_QN" not in prof["not_parabolic"]
+    for name, iv in prof["intervals"].items():
+        lo, hi = iv["ci95"]
+        assert lo <= iv["ci68"][0] < iv["ci68"][1] <= hi
+    # the internal parameters that are reported carry both kinds of interval
+    for name in ("pos_q0", "pos_QN"):
+        p = d["parameters"][name]
+        assert {"ci68", "ci95", "profile_ci68", "profile_ci95", "profile_parabolic"} <= set(p)
+        assert p["profile_ci95"] == prof["intervals"][name]["ci95"]
+        assert p["profile_parabolic"] == (name not in prof["not_parabolic"])
+    assert "profile_ci95" not in d["parameters"]["pos_q1"]     # reported, not profiled
+    err = res.stderr.splitlines()
+    side = [ln for ln in err if ln.startswith("pos_q0 ")]
+    assert len(side) == 2 and all("profile [" in ln and "Laplace [" in ln for ln in side)
+    lo, hi = prof["intervals"]["pos_q0"]["ci95"]
+    assert f"{lo:.5g}" in side[1] and f"{hi:.5g}" in side[1]
+    lap = d["parameters"]["pos_q0"]["ci95"]
+    assert f"{lap[0]:.5g}" in side[1] and f"{lap[1]:.5g}" in side[1]
+    assert not [ln for ln in err if ln.startswith("pos_QN ")]   # parabolic: not shown
+
+
+@pytest.mark.parametrize(("args", "expect"), [
+    (["--intervals", "bootstrap"], "'--intervals'"),
+    (["--profile", "pos_q0"], "--profile: goes with --intervals profile"),
+    (["--intervals", "profile", "--profile", "pos_q1"],
+     "--profile: 'pos_q1': not a fitted parameter that can be profiled (those: pos_q0, pos_c"),
+])
+def test_bad_intervals_options_are_one_clear_line(tmp_path, args, expect):
+    out = tmp_path / "fit.json"
+    res = CliRunner().invoke(cli, ["identify", "hysteresis", str(REC), "--element", str(START),
+                                   "--output", str(out), "--starts", "1", *args])
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and expect in lines[0], lines
+    assert "Traceback" not in res.output and not out.exists()
