@@ -7,11 +7,12 @@ The application over it (the ``dockrecon`` command, campaigns, studies, reports 
 
     from recon import reconstruct, load_result
 
-(:mod:`recon.app.api`: :func:`reconstruct`, :func:`load_result`, :class:`Result`). Those
+(:mod:`recon.app.api`: :func:`reconstruct`, :func:`load_result`, :class:`Result`,
+:func:`flight_parameters`). Those
 names are loaded when first asked for, so that ``import recon`` or a module of the library
 does not load the application.
 """
-__all__ = ["reconstruct", "load_result", "Result"]
+__all__ = ["reconstruct", "load_result", "Result", "flight_parameters"]
 
 
 def __getattr__(name: str):

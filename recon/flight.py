@@ -115,7 +115,8 @@ def check_record_unit(record: Telemetry, unit: DockingUnit) -> None:
 def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | Telemetry,
                    scenario: Any, *,
                    config: str | os.PathLike | Mapping[str, Any] | None = None,
-                   unit: DockingUnit | None = None, **overrides: Any) -> Flight:
+                   unit: DockingUnit | None = None, params: Any = None,
+                   **overrides: Any) -> Flight:
     """Read a scenario, run configuration and telemetry (one file, or several on separate
     time bases) and build the reconstruction problem over the fitted span
     (:mod:`recon.span`).
@@ -123,9 +124,11 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
     ``scenario`` is a scenario TOML (naming its docking unit; it may hold run tables too) or
     a unit's scenario object (then ``unit`` names the unit); ``config`` is a run TOML or its
     tables as a mapping; ``telemetry`` may also be a record already read
-    (:class:`recon.telemetry.Telemetry`). ``overrides`` go to :meth:`RunConfig.from_dict` (walkers,
-    steps, mcmc, ...). Input errors name the file; a record of another docking unit is one
-    (:func:`check_record_unit`).
+    (:class:`recon.telemetry.Telemetry`). ``params`` (:class:`lmfit.Parameters`) restate any of
+    the run configuration's parameters: start value, bounds, ``vary`` and, in ``user_data``, the
+    prior (:func:`identification.lmfit_bridge.apply_parameters`; errors name ``params.NAME``).
+    ``overrides`` go to :meth:`RunConfig.from_dict` (walkers, steps, mcmc, ...). Input errors
+    name the file; a record of another docking unit is one (:func:`check_record_unit`).
     """
     if isinstance(scenario, (str, os.PathLike)):
         unit, scn, run = load_scenario(scenario)
@@ -149,6 +152,10 @@ def flight_problem(telemetry: str | os.PathLike | Sequence[str | os.PathLike] | 
         space = cfg.space_for(record)
     except InputError as exc:
         raise exc.with_source(src)
+    if params is not None:
+        from identification.lmfit_bridge import apply_parameters
+
+        space = apply_parameters(space, params, key="params")
     # the unit's parameters in a run configuration obey the physical ranges of scenario
     # numbers (a freed force with a prior reaching below zero would be fitted negative)
     for p in space.parameters:
@@ -275,7 +282,7 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
                        resume: bool = False, mcmc: bool | str = True,
                        starts: int | None = None,
                        max_nfev: int | None = None, mcmc_below_ess: float | None = None,
-                       unit: DockingUnit | None = None,
+                       unit: DockingUnit | None = None, params: Any = None,
                        progress=None) -> Result:
     """``dockrecon reconstruct``: read everything, build the problem, run, write ``output``.
 
@@ -285,10 +292,10 @@ def reconstruct_flight(telemetry: str | os.PathLike | Sequence[str | os.PathLike
     (:func:`recon.search.screened_starts`); every later round (an implausible best fit) is a
     screen. ``result.json`` says which ran (``diagnostics.search.starts``). ``mcmc`` is
     ``"auto"``, ``"always"`` or ``"never"`` (True / False: auto / never;
-    :meth:`recon.config.RunConfig.from_dict`)."""
+    :meth:`recon.config.RunConfig.from_dict`); ``params`` as :func:`flight_problem` has it."""
     flight = flight_problem(telemetry, scenario, config=config, unit=unit, walkers=walkers,
                             steps=steps, mcmc=mcmc, starts=starts, max_nfev=max_nfev,
-                            mcmc_below_ess=mcmc_below_ess)
+                            mcmc_below_ess=mcmc_below_ess, params=params)
     problem, cfg, unit = flight.problem, flight.config, flight.unit
     proposal = flight.proposal
     starts_record: dict[str, Any] = {"proposal": dict(flight.proposal_choice)}

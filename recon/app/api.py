@@ -14,6 +14,15 @@ either way.
     res.write_report()               # report.html, report.pdf beside result.json
     same = load_result(res.directory)
 
+    # priors and bounds in lmfit's terms
+    p = flight_parameters("telemetry_samples/flights/nominal.parquet",
+                          scenario="models/probe_cone/presets/reference.toml",
+                          config="telemetry_samples/flights/run.toml")
+    p["rel_vel_x"].set(min=0.1, max=0.3)
+    p["rel_roll"].set(vary=False, value=0.0)
+    res = reconstruct(..., params=p)
+    res.params                       # the result as lmfit.Parameters (medians, stderr)
+
 :func:`reconstruct` is ``dockrecon reconstruct`` (:func:`recon.flight.reconstruct_flight`);
 without an ``output`` directory its files live in a temporary directory as long as the
 :class:`Result` does (:meth:`Result.save` keeps them). A :class:`Result` is what the
@@ -30,7 +39,7 @@ from typing import Any
 
 from recon.app.summary import display_units, parameter_table, read_result
 
-__all__ = ["Result", "reconstruct", "load_result"]
+__all__ = ["Result", "reconstruct", "load_result", "flight_parameters"]
 
 #: the parts of ``result.json`` that say what the reconstruction found (what two results must
 #: share to be equal); the rest records how and when (timings, versions, paths, digests)
@@ -85,6 +94,30 @@ class Result:
     @property
     def energy(self) -> dict[str, Any]:
         return self.document.get("energy") or {}
+
+    @property
+    def params(self):
+        """The result as :class:`lmfit.Parameters` [SI]: ``value`` the median, ``stderr`` the
+        posterior standard deviation, ``min`` / ``max`` the prior's bounds, ``vary`` False
+        for a fixed parameter, ``user_data`` ``{"unit", "prior", "map", "ci95"}`` (the units
+        and priors as :mod:`identification.lmfit_bridge` keeps them). Parameters whose names
+        lmfit does not take (a unit's number by its dotted scenario path) are left out."""
+        import lmfit
+
+        out = lmfit.Parameters()
+        for name, p in self.parameters.items():
+            if not name.isidentifier() or p.get("median") is None:
+                continue
+            prior = p.get("prior") or {}
+            fixed = prior.get("kind") == "fixed"
+            bounds = ({} if fixed else {"min": prior.get("lower", -float("inf")),
+                                        "max": prior.get("upper", float("inf"))})
+            out.add(name, value=float(p["median"]), vary=not fixed, **bounds,
+                    user_data={"unit": p.get("unit", ""), "prior": prior,
+                               "map": p.get("map"), "ci95": p.get("ci95")})
+            if not fixed and p.get("stderr") is not None:
+                out[name].stderr = float(p["stderr"])
+        return out
 
     @property
     def units(self) -> dict[str, str]:
@@ -159,10 +192,24 @@ def load_result(directory: str | os.PathLike) -> Result:
     return Result.load(directory)
 
 
+def flight_parameters(telemetry: str | os.PathLike | Sequence[str | os.PathLike],
+                      scenario: Any, *,
+                      config: str | os.PathLike | Mapping[str, Any] | None = None):
+    """The parameters a reconstruction of this record would fit, as :class:`lmfit.Parameters`
+    [SI] (start values, the priors' bounds, ``vary`` False for the fixed ones, units and
+    prior shapes in ``user_data``: :func:`identification.lmfit_bridge.to_parameters`): edit
+    them and hand them to :func:`reconstruct` as ``params``. The record is read because
+    some priors are set by it (the clock offset's, anchored on its contact edge)."""
+    from identification.lmfit_bridge import to_parameters
+    from recon.flight import flight_problem
+
+    return to_parameters(flight_problem(telemetry, scenario, config=config).problem.space)
+
+
 def reconstruct(telemetry: str | os.PathLike | Sequence[str | os.PathLike], scenario: Any, *,
                 config: str | os.PathLike | Mapping[str, Any] | None = None,
                 output: str | os.PathLike | None = None, mcmc: str = "auto", seed: int = 0,
-                **options: Any) -> Result:
+                params: Any = None, **options: Any) -> Result:
     """Reconstruct a flight (``dockrecon reconstruct``) and return its :class:`Result`.
 
     Parameters
@@ -181,6 +228,10 @@ def reconstruct(telemetry: str | os.PathLike | Sequence[str | os.PathLike], scen
         ``"never"``.
     seed
         Seed of every random choice (recorded in the result).
+    params
+        :class:`lmfit.Parameters` that restate any of the run configuration's parameters
+        (start value, bounds, ``vary``, the prior in ``user_data``; :func:`flight_parameters`
+        gives them all to start from).
     options
         The other keywords of :func:`recon.flight.reconstruct_flight` (``walkers``,
         ``steps``, ``starts``, ``max_nfev``, ``resume``, ``progress``).
@@ -201,7 +252,7 @@ def reconstruct(telemetry: str | os.PathLike | Sequence[str | os.PathLike], scen
     else:
         out = Path(output)
     reconstruct_flight(telemetry, scenario, out, config=config, mcmc=mcmc, seed=seed,
-                       **options)
+                       params=params, **options)
     res = Result.load(out)
     res._keep = keep    # the temporary directory is removed with the result
     return res

@@ -84,3 +84,35 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path):
                     mcmc="sometimes")
     with pytest.raises(InputError, match="no result.json"):
         load_result(tmp_path)
+
+
+def test_priors_and_bounds_stated_as_lmfit_parameters(api_run):
+    """``flight_parameters`` gives the run's parameter space as lmfit.Parameters; edited
+    (bounds, a parameter fixed) and handed back as ``params``, they are the problem's space;
+    a name the run does not fit is refused naming it. ``Result.params`` is the result in
+    lmfit's terms: medians, standard deviations, prior bounds."""
+    from recon import flight_parameters
+    from recon.flight import flight_problem
+
+    res, cfg, _ = api_run
+    args = (FLIGHTS / "nominal.parquet", preset_path("reference"))
+    p = flight_parameters(*args, config=cfg)
+    assert p["rel_vel_x"].min == pytest.approx(0.05) and p["rel_vel_x"].max == pytest.approx(0.4)
+    assert p["rel_vel_x"].user_data["unit"] == "m/s" and not p["rel_pos_x"].vary
+    p["rel_vel_x"].set(min=0.1, max=0.3, value=0.2)
+    p["rel_roll"].set(value=0.0, vary=False)
+    space = flight_problem(*args, config=cfg, params=p).problem.space
+    assert (space["rel_vel_x"].prior.lower, space["rel_vel_x"].prior.upper) == (0.1, 0.3)
+    assert space["rel_roll"].fixed and space["rel_roll"].value == 0.0
+    assert "rel_roll" not in space.free_names
+    import lmfit
+
+    bad = lmfit.Parameters()
+    bad.add("closing_speed", value=0.2, min=0.0, max=1.0)
+    with pytest.raises(InputError) as e:
+        flight_problem(*args, config=cfg, params=bad)
+    assert e.value.key == "params.closing_speed"
+    rp = res.params
+    assert rp["rel_vel_x"].value == res["rel_vel_x"]["median"]
+    assert rp["rel_vel_x"].stderr == res["rel_vel_x"]["stderr"]
+    assert rp["rel_vel_x"].min == pytest.approx(0.05) and not rp["rel_pos_x"].vary
