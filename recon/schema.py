@@ -124,3 +124,8 @@ def write_all(directory: Path | None = None) -> list[Path]:
         path.write_text(dumps(json_document(kind, unit)))
         out.append(path)
     return out
+
+
+if __name__ == "__main__":  # pragma: no cover - regenerates the shipped files
+    for written in write_all():
+        print(written)

@@ -129,7 +129,7 @@ class SamplerSettings:
             raise InputError("must be a table", key=key)
         d = dict(d)
         moves = _check_moves(d.pop("moves", cls.moves), f"{key}.moves")
-        return cls(**checked_table(d, _SAMPLER_RANGE, key), moves=moves)
+        return cls(**checked_table(d, _SAMPLER_RANGE, key, others=("moves",)), moves=moves)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -59,7 +59,7 @@ lower_point_radius      | number | m   | required | >0         | radius of the p
 | inner corners E1, E2 (below inner_radius)
 lower_point_x           | number | m   | 0.0      | -          | abscissa of E1, E2 (within
 | +- petal_height)
-lower_point_span        | number | rad | 0.0      | [0, 2*pi/3) | span of E1, E2 (0: petal_span)
+lower_point_span        | number | rad | 0.0      | (, 2*pi/3) | span of E1, E2 (0: petal_span)
 generator_bits          | number | -   | 8        | [1, 16]    | N: 2^N + 1 generators per
 | petal (a whole number)
 petal_count             | number | -   | 3        | [3, 3]     | petals per ring (3)
