@@ -26,7 +26,6 @@ complete the file from it).
 """
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,9 @@ def run_tables() -> tuple[Table, ...]:
     """The run tables, in :data:`recon.config.RUN_TABLES` order, each optional."""
     from recon.config import MODEL, OPTIMIZER, RUN_TABLES
     from recon.observation import OBSERVATION
+    from identification.engines.mcmc import SAMPLER as sampler
     from identification.space import PARAMETER
 
-    # the engines package re-exports a function named mcmc: the module by its name
-    sampler = importlib.import_module("identification.engines.mcmc").SAMPLER
     parameters = Table("parameters", "The fitted parameters and their priors, one table per "
                        "parameter: the unit's parameters (initial conditions, scenario "
                        "paths such as \"contact.friction\"), clock_offset and "

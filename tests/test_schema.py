@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib
 import json
 import math
 import re
@@ -376,7 +375,7 @@ def test_declared_defaults_are_the_readers():
     assert cfg.proposal == opt["proposal"].default
     assert cfg.duration == run["model"]["duration"].default
     # the scenario dataclasses' defaults
-    pc = importlib.import_module("models.probe_cone.config")
+    from models.probe_cone import config as pc
     from models.probe_cone import schema as S
 
     for cls, table in ((pc.CaptureSensors, S.CAPTURE_SENSORS), (pc.Integration, S.INTEGRATION),
