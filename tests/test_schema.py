@@ -390,3 +390,28 @@ def test_walk_names_every_declared_key_once():
     for kind, unit in documents():
         names = [n for n, _ in walk(document(kind, unit))]
         assert len(names) == len(set(names))
+
+
+# ------------------------------------------------------------------------------------------
+# the command line
+@pytest.mark.parametrize("kind,unit", documents())
+def test_schema_command_writes_the_shipped_file(kind, unit, tmp_path):
+    from click.testing import CliRunner
+
+    from recon.app.cli import cli
+
+    out = tmp_path / "s.json"
+    args = ["schema", kind, "-o", str(out)] + (["--unit", unit] if unit else [])
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert out.read_text() == schema_path(kind, unit).read_text()
+
+
+def test_schema_command_refuses_an_unknown_unit():
+    from click.testing import CliRunner
+
+    from recon.app.cli import cli
+
+    result = CliRunner().invoke(cli, ["schema", "scenario", "--unit", "nope"])
+    assert result.exit_code == 2
+    assert "'--unit': unknown docking unit 'nope'" in result.output
