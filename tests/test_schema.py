@@ -415,3 +415,88 @@ def test_schema_command_refuses_an_unknown_unit():
     result = CliRunner().invoke(cli, ["schema", "scenario", "--unit", "nope"])
     assert result.exit_code == 2
     assert "'--unit': unknown docking unit 'nope'" in result.output
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_declared_scenario_defaults_are_what_the_reader_takes(unit):
+    """For every optional key with a declared default: the scenario read without the key is
+    the scenario read with the key set to the declared default (an optional table the
+    shipped scenario lacks is tried only where it can be given with its defaults alone)."""
+    base, _doc, read = _scenario_cases(unit)
+    checked = 0
+    for path, table in _tables(get_scenario_schema(unit)):
+        if not path or path[0] in ("meta",):
+            continue                                  # names and text: nothing is built
+        d0 = copy.deepcopy(base)
+        try:
+            present = _at(d0, path)
+        except KeyError:
+            if any(k.required for k in table.keys()) or table.tables():
+                continue
+            present = _at(d0, path, create=True)
+        for key in table.keys():
+            if key.required or key.default is None or key.name == "source":
+                continue
+            without = copy.deepcopy(d0)
+            _at(without, path).pop(key.name, None)
+            with_default = copy.deepcopy(without)
+            _at(with_default, path)[key.name] = copy.deepcopy(key.default)
+            assert repr(read(without)) == repr(read(with_default)), ".".join(path + (key.name,))
+            checked += 1
+    assert checked >= 10
+
+
+def _perturbed(key: Key, v):
+    """Values of ``key``'s type near ``v`` but different from it."""
+    import numpy as np
+
+    base = key.type.split(":")[0]
+    if isinstance(v, bool):
+        return [not v]
+    if base == "choice":
+        return [c for c in key.choices if c != v]
+    if isinstance(v, str):
+        return ["other"]
+    if isinstance(v, (int, float)):
+        return ([v + 1, v - 1] if base == "integer" else
+                [v * 1.01 + 1e-6, v * 0.99 - 1e-6, v * 1.0001 + 1e-9])
+    if isinstance(v, list):
+        a = np.asarray(v, dtype=float)
+        return [(a * 1.01 + 1e-6).tolist(), (a * 0.99).tolist()]
+    return []
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_declared_scenario_key_is_read(unit):
+    """A declared key the reader took among its keys but never read would be silently
+    ignored: changing any key's value in the shipped scenario (or adding an optional one
+    with another value than its default) changes the scenario read, or is refused."""
+    base, _doc, read = _scenario_cases(unit)
+    dead = []
+    for path, table in _tables(get_scenario_schema(unit)):
+        if path and path[0] == "meta":
+            continue
+        try:
+            present = _at(base, path)
+        except KeyError:
+            continue
+        ref = repr(read(base))
+        for key in table.keys():
+            if key.name in ("source", "unit") or key.type == "table":
+                continue
+            v = present.get(key.name, key.default)
+            if v is None:
+                continue
+            live = False
+            for w in _perturbed(key, v):
+                d = copy.deepcopy(base)
+                _at(d, path)[key.name] = w
+                try:
+                    live = repr(read(d)) != ref
+                except InputError:
+                    live = True
+                if live:
+                    break
+            if not live:
+                dead.append(".".join(path + (key.name,)))
+    assert not dead, f"declared but without effect: {dead}"
