@@ -235,17 +235,6 @@ class Table:
                 return e
         raise KeyError(name)
 
-    def at(self, dotted: str) -> Union[Key, "Table"]:
-        """The entry at ``dotted`` (``"probe.axial_absorber"``); ``NAME`` steps into
-        ``item``."""
-        node: Any = self
-        for part in dotted.split(".") if dotted else ():
-            if isinstance(node, Table) and part not in node.names() and node.item is not None:
-                node = node.item
-            else:
-                node = node[part]
-        return node
-
     def keys(self) -> tuple[Key, ...]:
         return tuple(e for e in self.entries if isinstance(e, Key))
 
@@ -281,6 +270,11 @@ SOURCE = Key("source", "string", help="where the table's values come from (free 
 _INTERVAL = re.compile(r"([\[(])\s*([^,]*),\s*([^\])]*)([\])])")
 
 
+def _value(text: str) -> float:
+    """A bound of a declaration: a number, or arithmetic on ``pi`` (``2*pi/3``)."""
+    return float(eval(text, {"__builtins__": {}, "pi": math.pi}))  # noqa: S307 - our literal
+
+
 def _bounds(text: str) -> dict[str, Any]:
     text = text.strip()
     out: dict[str, Any] = {}
@@ -298,11 +292,9 @@ def _bounds(text: str) -> dict[str, Any]:
         raise ValueError(f"bounds {text!r}")
     lo, hi = m.group(2).strip(), m.group(3).strip()
     if lo:
-        out.update(minimum=float(eval(lo, {"pi": math.pi})),  # noqa: S307 - a literal
-                   exclusive_minimum=m.group(1) == "(")
+        out.update(minimum=_value(lo), exclusive_minimum=m.group(1) == "(")
     if hi:
-        out.update(maximum=float(eval(hi, {"pi": math.pi})),  # noqa: S307 - a literal
-                   exclusive_maximum=m.group(4) == ")")
+        out.update(maximum=_value(hi), exclusive_maximum=m.group(4) == ")")
     return out
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from models.schema import BODY, CONTACT, INITIAL, META, PASSIVE_BODY, THRUST, Table, keys
 
-__all__ = ["GEOMETRY_KEYS", "RING", "STOPS", "RING_LATCHES", "RING_CAPTURE_SENSORS", "MECHANISM", "LATCHES",
-           "CAPTURE_SENSORS", "CAPTURE", "INTEGRATION", "SCENARIO"]
+__all__ = ["GEOMETRY_KEYS", "RING", "STOPS", "RING_LATCHES", "RING_CAPTURE_SENSORS", "MECHANISM",
+           "LATCHES", "CAPTURE_SENSORS", "CAPTURE", "INTEGRATION", "SCENARIO"]
 
 #: keys of a latch's table (models.peripheral.latches.Latch) that a scenario takes from the
 #: ring design, not from its [latches] table (one source of truth)
