@@ -33,8 +33,8 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Union
 
 from models.limits import RANGES

@@ -24,7 +24,7 @@ import pytest
 
 from models.errors import InputError
 from models.schema import Key, Table, walk
-from recon.config import RunConfig, load_scenario
+from recon.config import RunConfig
 from recon.io import load_toml
 from recon.schema import dumps, document, documents, json_document, schema_path
 
@@ -38,49 +38,6 @@ UNKNOWN = "zz_not_a_key"
 
 def _validator(kind, unit=None):
     return jsonschema.Draft202012Validator(json_document(kind, unit))
-
-
-def _scenario_reader(unit):
-    def read(d, tmp_path):
-        path = tmp_path / "s.toml"
-        path.write_text(_toml(d))
-        load_scenario(path)
-    return read
-
-
-def _run_reader(d):
-    RunConfig.from_dict(d)
-
-
-def _toml(d) -> str:
-    """A TOML text of ``d`` (tables, arrays and scalars: what the documents hold)."""
-    lines: list[str] = []
-
-    def val(v):
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, float) and math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(val(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{json.dumps(k)} = {val(x)}" for k, x in v.items()) + "}"
-        return repr(v)
-
-    def table(d, path):
-        scal = {k: v for k, v in d.items() if not isinstance(v, dict)}
-        subs = {k: v for k, v in d.items() if isinstance(v, dict)}
-        if path and (scal or not subs):
-            lines.append("[" + ".".join(json.dumps(p) for p in path) + "]")
-        for k, v in scal.items():
-            lines.append(f"{json.dumps(k)} = {val(v)}")
-        for k, v in subs.items():
-            table(v, path + [k])
-
-    table(d, [])
-    return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------------------
@@ -429,11 +386,11 @@ def test_declared_scenario_defaults_are_what_the_reader_takes(unit):
             continue                                  # names and text: nothing is built
         d0 = copy.deepcopy(base)
         try:
-            present = _at(d0, path)
+            _at(d0, path)
         except KeyError:
             if any(k.required for k in table.keys()) or table.tables():
                 continue
-            present = _at(d0, path, create=True)
+            _at(d0, path, create=True)
         for key in table.keys():
             if key.required or key.default is None or key.name == "source":
                 continue
