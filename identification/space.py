@@ -54,6 +54,7 @@ import numpy as np
 from scipy import special
 
 from models.errors import InputError
+from models.schema import Table, keys
 from models.units import registry, to_si
 
 __all__ = ["Prior", "Parameter", "ParameterSpace"]
@@ -173,8 +174,30 @@ class Parameter:
         return self.prior is None
 
 
-_KEYS = {"prior", "lower", "upper", "mean", "sd", "median", "sigma", "fixed", "unit", "start",
-         "anchor", "step"}
+#: a ``[parameters.NAME]`` table (:mod:`models.schema`); numbers in ``unit`` (SI without
+#: one), each of magnitude at most :data:`MAX_MAGNITUDE` in SI
+PARAMETER = Table("NAME", "Prior of the parameter NAME, or its fixed value "
+                  "(identification.space.ParameterSpace.from_dict).", keys("""
+prior  | choice:uniform,normal,lognormal | - | 'uniform' | - | the prior's family
+lower  | number | unit | - | - | lower bound (uniform: required; normal: default mean - 6 sd;
+| lognormal: median exp(-6 sigma))
+upper  | number | unit | - | - | upper bound (uniform: required; normal: default mean + 6 sd;
+| lognormal: median exp(6 sigma))
+mean   | number | unit | - | - | mean of a normal prior
+sd     | number | unit | - | - | standard deviation of a normal prior
+median | number | unit | - | - | median of a lognormal prior
+sigma  | number | -    | - | - | standard deviation of ln x of a lognormal prior, in (0, 20]
+fixed  | number | unit | - | - | the parameter is fixed at this value (with only unit and
+| anchor beside it)
+unit   | string | -    | - | - | unit of the numbers (pint; default: SI)
+start  | number | unit | - | - | start value of the search (default: the prior's median)
+anchor | string | -    | - | - | clock_offset only: the telemetry flag whose first rising edge
+| the numbers count from ("contact")
+step   | number | unit | - | - | finite-difference step (default: a fraction of the prior
+| spread, [optimizer] jac_step)
+"""), source=False)
+
+_KEYS = PARAMETER.names()
 
 
 def _unit_factor(name: str, unit: str | None, key: str,

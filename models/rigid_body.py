@@ -190,7 +190,9 @@ class RigidBody:
     def from_dict(cls, d: Mapping[str, Any], name: str) -> "RigidBody":
         """Build from a plain dict (SI): ``mass``, ``inertia`` (3 principal values or 3x3),
         ``unit_offset`` (3), ``unit_orientation`` (3). Unknown keys are errors."""
-        known = {"mass", "inertia", "unit_offset", "unit_orientation", "source"}
+        from models.schema import BODY
+
+        known = BODY.names()
         for k in d:
             if k not in known:
                 raise InputError(f"unknown key (expected one of {sorted(known)})", key=f"{name}.{k}")

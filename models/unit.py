@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from models.errors import InputError
+from models.schema import CONTACT, INITIAL, THRUST
 from models.limits import check_keys, number, vector
 
 __all__ = ["IC_NAMES", "InitialConditions", "ContactLaw", "Thrust", "Channel", "Sensor",
@@ -80,7 +81,7 @@ class InitialConditions:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "initial.") -> "InitialConditions":
         """All twelve names required, in SI; unknown keys are errors."""
-        check_keys(d, set(IC_NAMES), prefix)
+        check_keys(d, INITIAL.names(), prefix)
         return cls(**{n: number(d, n, prefix) for n in IC_NAMES})
 
     def as_array(self) -> np.ndarray:
@@ -125,8 +126,7 @@ class ContactLaw:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "ContactLaw":
         p = "contact."
-        check_keys(d, {"stiffness", "damping", "friction", "friction_velocity", "model",
-                        "max_penetration", "source"}, p)
+        check_keys(d, CONTACT.names(), p)
         model = d.get("model", "linear")
         if model not in ("linear", "hunt-crossley"):
             raise InputError("expected 'linear' or 'hunt-crossley'", key=p + "model")
@@ -149,7 +149,7 @@ class Thrust:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Thrust":
         p = "thrust."
-        check_keys(d, {"force", "start", "stop", "source"}, p)
+        check_keys(d, THRUST.names(), p)
         return cls(force=vector(d, "force", p, (3,), np.zeros(3)),
                    start=number(d, "start", p, 0.0), stop=number(d, "stop", p, 0.0))
 
@@ -418,6 +418,9 @@ class DockingUnit(abc.ABC):
     #: the sensor channels a reconstruction fits when no run configuration names them (those
     #: present in the record; the others, such as the contact flag, only anchor the clock)
     fitted_channels: tuple[str, ...] = ()
+    #: the declared schema of the unit's scenario tables (a :class:`models.schema.Table`:
+    #: what :meth:`scenario` reads, key by key; :mod:`recon.schema` adds the run tables)
+    scenario_schema: Any = None
     #: histories of a reconstruction's trajectory file
     trajectory_channels: tuple[str, ...] = ()
     #: histories :meth:`loads` and :meth:`energy` need

@@ -93,6 +93,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.limits import checked_table
+from models.schema import Table, keys
 from models.unit import DockingUnit, get_unit, unit_names
 from recon.io import load_toml
 from recon.noise import resolve_auto
@@ -221,25 +222,66 @@ MIN_RATE = 10.0
 #: [s] longest simulated span or fit margin a run configuration may ask for
 MAX_DURATION = 1e4
 
-#: ``[optimizer]`` keys: (whole number?, lowest, highest) - finite but absurd values (a search
-#: of 1e17 evaluations, a negative draw count) are the user's input, refused with the key
-#: (:func:`models.limits.checked_table`)
+#: ``[optimizer] importance_adapt``: the importance proposal's refit rules
+#: (:func:`identification.engines.importance_samples`)
+IMPORTANCE_ADAPT = ("moments", "quadratic")
+
+#: the ``[model]`` table (:mod:`models.schema`; the module docstring)
+MODEL = Table("model", "Which part of the record is fitted (recon.span).", keys(f"""
+duration           | number/record | s  | 'record' | (0, {MAX_DURATION!r}] | "record": simulate
+| as far as the fitted span needs; or at most this long from the start plane
+rate               | number        | Hz | -        | [{MIN_RATE!r}, {MAX_RATE!r}] | forward-model
+| output rate (the fit interpolates to the stamps; default: the scenario's)
+fit_after_capture  | number        | s  | -        | [0, {MAX_DURATION!r}]~ | fit the record up to
+| its capture edge + this (default: to the record's end)
+fit_before_contact | number        | s  | -        | [0, {MAX_DURATION!r}]~ | fit the record from
+| its first contact edge - this (default: from the record's start)
+"""), source=False)
+
+#: the ``[optimizer]`` table (:mod:`models.schema`; the module docstring): finite but absurd
+#: values (a search of 1e17 evaluations, a negative draw count) are the user's input,
+#: refused with the key (:func:`models.limits.checked_table`)
+OPTIMIZER = Table("optimizer", "The search, the Laplace approximation and the importance "
+                  "sampling (recon.reconstruct.ReconstructSettings).", keys(f"""
+starts            | integer | - | 4      | [0, 10000]    | Latin-hypercube starts (besides the
+| screened ones)
+screen            | integer | - | 256    | [0, 1000000]  | cross-entropy screen's evaluations
+| (recon.search.screened_starts)
+keep              | integer | - | 3      | [1, 10000]    | screened starts kept
+max_nfev          | integer | - | -      | [1, 1000000]  | evaluations per start (default:
+| the polish's own limit)
+pre_nfev          | integer | - | -      | [1, 1000000]  | two-phase polish: every start this
+| many evaluations first (default: one phase)
+pre_keep          | integer | - | 2      | [1, 10000]    | two-phase polish: the starts that go
+| on to max_nfev
+jac_step          | number  | - | 0.01   | [1e-8, 1.0]   | finite-difference step, fraction of
+| the prior spread
+polish_step       | number  | - | -      | [1e-8, 1.0]   | a final polish of the best distinct
+| end points with this finer step (default: none)
+draws             | integer | - | 100    | [1, 100000]   | posterior draws for loads, energy
+| and the predictive band
+importance        | integer | - | 0      | [0, 10000000] | importance-sample the posterior with
+| this many Laplace-t proposal draws (0: plain Laplace draws)
+importance_max    | integer | - | -      | [0, 10000000] | go on sampling, a round at a time,
+| while the effective sample size is below mcmc_below_ess, up to this many draws
+importance_enough | number  | - | -      | [1.0, 1e9]    | end the importance sampling early
+| once its effective sample size reaches this (default: never early)
+mcmc_below_ess    | number  | - | -      | [1e-9, 1e9]   | emcee only when the importance
+| sampling's effective sample size is below this (default: always)
+search_retries    | integer | - | 2      | [0, 100]      | screen again (new seed) while the
+| best fit is implausible
+importance_adapt  | choice:{",".join(IMPORTANCE_ADAPT)} | - | 'moments' | - | refit the
+| importance proposal between rounds from the draws' weighted moments or from a quadratic fit
+| of the log posterior
+proposal          | string  | - | 'auto' | -             | the search's starts from a learned
+| proposal: "auto" (when one is trained for this scenario), "off", or a proposal file's path
+| (relative to this file)
+"""), source=False)
+
+#: ``[optimizer]`` numbers: (whole number?, lowest, highest) of :data:`OPTIMIZER`
 OPTIMIZER_KEYS: dict[str, tuple[bool, float, float]] = {
-    "starts": (True, 0, 10_000),
-    "screen": (True, 0, 1_000_000),
-    "keep": (True, 1, 10_000),
-    "max_nfev": (True, 1, 1_000_000),
-    "pre_nfev": (True, 1, 1_000_000),
-    "pre_keep": (True, 1, 10_000),
-    "jac_step": (False, 1e-8, 1.0),
-    "polish_step": (False, 1e-8, 1.0),
-    "draws": (True, 1, 100_000),
-    "importance": (True, 0, 10_000_000),
-    "importance_max": (True, 0, 10_000_000),
-    "importance_enough": (False, 1.0, 1e9),
-    "mcmc_below_ess": (False, 1e-9, 1e9),
-    "search_retries": (True, 0, 100),
-}
+    k.name: (k.type == "integer", k.minimum, k.maximum) for k in OPTIMIZER.keys()
+    if k.type in ("integer", "number")}
 
 #: when emcee runs (``reconstruct --mcmc``, a campaign's ``mcmc`` option; ``RunConfig.from_dict``)
 MCMC_MODES = ("auto", "always", "never")
@@ -254,11 +296,6 @@ def mcmc_mode(value: bool | str, *, key: str = "mcmc") -> str:
         raise InputError(f"must be one of {', '.join(map(repr, MCMC_MODES))}, got {value!r}",
                          key=key)
     return value
-
-
-#: ``[optimizer] importance_adapt``: the importance proposal's refit rules
-#: (:func:`identification.engines.importance_samples`)
-IMPORTANCE_ADAPT = ("moments", "quadratic")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,7 +354,7 @@ class RunConfig:
             raise InputError("missing table: give the fitted channels and their noise",
                              key="observation")
         model = dict(d.get("model", {}))
-        allowed = ("duration", "rate", "fit_after_capture", "fit_before_contact")
+        allowed = tuple(e.name for e in MODEL.entries)
         for k in model:
             if k not in allowed:
                 raise InputError(f"unknown key (allowed: {', '.join(allowed)})",
@@ -332,7 +369,7 @@ class RunConfig:
                                      f"got {v!r}", key=f"model.{k}")
                 v = float(v)
             seconds[k] = v
-        duration = model.get("duration", "record")
+        duration = model.get("duration", MODEL["duration"].default)
         if duration != "record":
             if (isinstance(duration, bool) or not isinstance(duration, (int, float))
                     or not 0 < duration <= MAX_DURATION):
@@ -352,21 +389,24 @@ class RunConfig:
             opt_in["max_nfev"] = max_nfev
         if mcmc_below_ess is not None:
             opt_in["mcmc_below_ess"] = mcmc_below_ess
-        proposal = opt_in.pop("proposal", "auto")
+        proposal = opt_in.pop("proposal", OPTIMIZER["proposal"].default)
         if not isinstance(proposal, str) or not proposal:
             raise InputError(f'must be "auto", "off" or a proposal file\'s path, got '
                              f"{proposal!r}", key="optimizer.proposal")
-        adapt = opt_in.pop("importance_adapt", "moments")
+        adapt = opt_in.pop("importance_adapt", OPTIMIZER["importance_adapt"].default)
         if adapt not in IMPORTANCE_ADAPT:
             raise InputError(f"must be one of {', '.join(map(repr, IMPORTANCE_ADAPT))}, got "
                              f"{adapt!r}", key="optimizer.importance_adapt")
         opt = checked_table(opt_in, OPTIMIZER_KEYS, "optimizer",
-                            others=("importance_adapt", "proposal"))
+                            others=tuple(k.name for k in OPTIMIZER.keys()
+                                         if k.name not in OPTIMIZER_KEYS))
+        opt = {**{k: OPTIMIZER[k].default for k in OPTIMIZER_KEYS
+                  if OPTIMIZER[k].default is not None}, **opt}
         below = opt.get("mcmc_below_ess")
-        if below is not None and int(opt.get("importance", 0)) <= 0:
+        if below is not None and int(opt["importance"]) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
                              key="optimizer.mcmc_below_ess")
-        if opt.get("importance_enough") is not None and int(opt.get("importance", 0)) <= 0:
+        if opt.get("importance_enough") is not None and int(opt["importance"]) <= 0:
             raise InputError("needs importance sampling: set optimizer.importance > 0",
                              key="optimizer.importance_enough")
         imax = opt.get("importance_max")
@@ -374,23 +414,23 @@ class RunConfig:
             if below is None:
                 raise InputError("needs optimizer.mcmc_below_ess (the effective sample size "
                                  "the extra rounds aim at)", key="optimizer.importance_max")
-            n_is = int(opt.get("importance", 0))
+            n_is = int(opt["importance"])
             if imax < n_is:
                 raise InputError(f"must be at least optimizer.importance ({n_is}), got {imax}",
                                  key="optimizer.importance_max")
-        retries = opt.get("search_retries", 2)
+        retries = opt["search_retries"]
         sampler = dict(d.get("sampler", {}))
         if walkers is not None:
             sampler["walkers"] = walkers
         if steps is not None:
             sampler["max_steps"] = steps
         settings = ReconstructSettings(
-            starts=int(opt.get("starts", 4)), max_nfev=opt.get("max_nfev"),
+            starts=int(opt["starts"]), max_nfev=opt.get("max_nfev"),
             mcmc=mode != "never", mcmc_below_ess=None if mode == "always" else below,
             search_retries=retries,
-            pre_nfev=opt.get("pre_nfev"), pre_keep=int(opt.get("pre_keep", 2)),
-            importance=int(opt.get("importance", 0)),
-            sampler=SamplerSettings.from_dict(sampler), draws=int(opt.get("draws", 100)),
+            pre_nfev=opt.get("pre_nfev"), pre_keep=int(opt["pre_keep"]),
+            importance=int(opt["importance"]),
+            sampler=SamplerSettings.from_dict(sampler), draws=int(opt["draws"]),
             # Laplace Jacobian step, fraction of the prior spread. The probe-cone residuals are
             # piecewise smooth (contact, latch and capture events snap to the output grid), so a
             # 1e-4 central difference measures switching jitter, not the likelihood's curvature:
@@ -401,7 +441,7 @@ class RunConfig:
             # (nominal flight: cost 382.6 where the cost falls almost monotonically to 347 along
             # the line to the truth); with 1e-2 all four starts reach 347-354 in 26-45
             # evaluations.
-            jac_step=float(opt.get("jac_step", 1e-2)),
+            jac_step=float(opt["jac_step"]),
             polish_step=(None if opt.get("polish_step") is None
                          else float(opt["polish_step"])),
             importance_adapt=adapt,
@@ -411,6 +451,6 @@ class RunConfig:
         return cls(parameter_space(d["parameters"]),
                    ObservationModel.from_dict(d["observation"]), settings,
                    duration, None if rate is None else float(rate),
-                   int(opt.get("screen", 256)), int(opt.get("keep", 3)),
+                   int(opt["screen"]), int(opt["keep"]),
                    seconds["fit_after_capture"], seconds["fit_before_contact"],
                    dict(d["parameters"]), proposal)

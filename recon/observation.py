@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError
+from models.schema import Table, keys
 from recon.telemetry import Telemetry, binary_channels, known_channels
 
 __all__ = [
@@ -166,6 +167,33 @@ class ChannelModel:
         return float(np.sqrt(self.sigma ** 2 + self.quantum ** 2 / 12.0))
 
 
+#: a ``[observation.channels.NAME]`` table (:mod:`models.schema`): the fields of
+#: :class:`ChannelModel`; ``"auto"`` sigma and quantum are estimated from the record before
+#: this module reads them (:func:`recon.noise.resolve_auto`)
+CHANNEL = Table("NAME", "Sensor model of the channel NAME (recon.observation.ChannelModel).",
+                keys("""
+sigma   | number/auto | channel unit | required | >0  | noise standard deviation; for a binary
+| channel the timing uncertainty of a switch [s]; "auto": estimated from the record's
+| pre-contact segment
+bias    | number      | channel unit | 0.0      | -   | additive bias (not for binary channels)
+scale   | number      | -            | 1.0      | -   | scale factor (not for binary channels)
+quantum | number/auto | channel unit | 0.0      | >=0 | quantization step (0: none; "auto": from
+| the record)
+latency | number      | s            | 0.0      | >=0 | delay between the physical value and
+| its time stamp
+hold    | number      | s            | 0.0      | >=0 | period of the sensor's own
+| sample-and-hold (0: none)
+"""), source=False)
+
+#: the ``[observation]`` table of a run configuration (:mod:`models.schema`)
+OBSERVATION = Table("observation", "The fitted channels and their noise "
+                    "(recon.observation.ObservationModel).", keys("""
+clock_offset | number | s | 0.0 | - | record clock minus model clock (a fitted parameter of
+| the same name overrides it)
+""") + (Table("channels", "One table per fitted channel.", required=True, source=False,
+              item=CHANNEL, item_name="NAME"),), required=True, source=False)
+
+
 @dataclasses.dataclass(frozen=True)
 class ObservationModel:
     """Sensor models of the fitted channels and the clock offset.
@@ -232,7 +260,7 @@ class ObservationModel:
             [channels.contact]
             sigma = 0.005               # timing uncertainty [s]
         """
-        allowed = {"clock_offset", "channels"}
+        allowed = OBSERVATION.names()
         for k in d:
             if k not in allowed:
                 raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})",
@@ -240,7 +268,7 @@ class ObservationModel:
         chans = d.get("channels")
         if not isinstance(chans, Mapping) or not chans:
             raise InputError("give at least one [channels.NAME] table", key=f"{key}.channels")
-        fields = {f.name for f in dataclasses.fields(ChannelModel)} - {"name"}
+        fields = CHANNEL.names()
         out = []
         for name, spec in chans.items():
             if not isinstance(spec, Mapping):

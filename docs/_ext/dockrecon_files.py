@@ -5,15 +5,13 @@
 * every command of the ``dockrecon`` command line with its arguments and options, read from the
   click objects (:data:`recon.app.cli.cli`);
 * the exit codes, read from the docstring of :mod:`recon.app.cli`;
-* every key of the run configuration (``--config RUN.toml``, or the same tables in a scenario):
-  :data:`recon.config.RUN_TABLES`, the ``[model]`` keys, the ``[parameters.NAME]`` keys, the
-  ``[observation]`` keys, :data:`recon.config.OPTIMIZER_KEYS`, the ``[sampler]`` keys and
+* every key of the run configuration (``--config RUN.toml``, or the same tables in a scenario)
+  and of each docking unit's scenario, from the declared schemas the readers validate with
+  (:mod:`recon.schema`, :mod:`models.schema`): type, unit, default, bounds and meaning, and
   :data:`recon.config.DEFAULT_RUN`;
-* every key of a probe-cone scenario, found by asking the scenario reader itself: each table
-  of the shipped reference scenario (and each optional table it lacks) is given an unknown
-  key, and the reader's error lists the keys it accepts; a key is required when the reader
-  refuses the scenario without it. Units come from the comments of the reference scenario and
-  from :data:`models.limits.RANGES`, defaults from the configuration dataclasses;
+* the keys of the other input files (rig, appendage), found by asking their readers: each
+  table of a shipped sample is given an unknown key, and the reader's error lists the keys
+  it accepts;
 * the telemetry channels of each registered docking unit (:attr:`models.unit.DockingUnit.
   channels`) and the columns of ground-test records (:data:`models.limits.COLUMN_RANGES`).
 
@@ -35,10 +33,6 @@ PROBE = "__docs_probe__"
 #: the shipped scenario each unit's keys are read from (unit name -> path from the repository)
 UNIT_PRESETS = {"probe_cone": "models/probe_cone/presets/reference.toml",
                 "peripheral": "models/peripheral/presets/reference.toml"}
-#: tables a scenario may hold that the reference scenario leaves out (probed as empty tables)
-OPTIONAL_TABLES = {"probe_cone": ("capture_sensors", "limiter_pads", "alignment_rollers",
-                                  "thrust", "integration", "initial", "meta"),
-                   "peripheral": ("thrust",)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -367,22 +361,6 @@ def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=
     return rows
 
 
-def scenario_keys(unit_name: str = "probe_cone") -> list[dict[str, Any]]:
-    """The keys of a scenario of docking unit ``unit_name`` (:func:`file_keys` on the unit's
-    reference scenario)."""
-    import importlib
-
-    from models.unit import get_unit
-
-    unit = get_unit(unit_name)
-    try:
-        classes = _dataclass_defaults(importlib.import_module(f"models.{unit_name}.config"))
-    except ImportError:  # pragma: no cover - a unit without a config module
-        classes = []
-    return file_keys(unit.scenario, ROOT / UNIT_PRESETS[unit_name],
-                     OPTIONAL_TABLES.get(unit_name, ()), classes)
-
-
 def _build_rig(d):
     from identification.rig import IdentifySettings
     from models.hydraulic import RigConfig
@@ -474,40 +452,77 @@ def _short(v: Any, n: int = 40) -> str:
     return s if len(s) <= n else s[: n - 3] + "..."
 
 
+def _declared_rows(table, prefix: str = "", defaults: Mapping[str, Any] | None = None
+                   ) -> list[list[str]]:
+    """Rows ``key, required, unit, default, accepted values, meaning`` of every key under the
+    declared ``table`` (:mod:`models.schema`; user-chosen names as ``NAME``)."""
+    from models.schema import Key, walk
+
+    rows = []
+    for dotted, e in walk(table, prefix):
+        if not isinstance(e, Key):
+            rows.append([f"``{dotted}``" + " (table)", "yes" if e.required else "", "", "",
+                         "", e.help])
+            continue
+        if defaults is not None:
+            d = defaults.get(dotted, "")
+        else:
+            d = "" if e.default is None or e.required else e.default
+        rows.append([f"``{dotted}``", "yes" if e.required else "", e.unit,
+                     _short(d) if d != "" else "", e.bounds_text(), e.help])
+    return rows
+
+
 def scenario_section() -> str:
     from models.unit import get_unit
+    from recon.schema import ENVELOPE, schema_path
 
     out = [_heading("Scenario files", "-")]
     out.append(
         "A scenario TOML names its docking unit (``unit = \"NAME\"``) and holds the unit's "
         "tables; it may also hold the run tables (next section), which ``--config`` overrides "
         "table by table, and an ``[envelope]`` table. Every value is SI. Unknown keys are "
-        "errors (exit code 2) naming the dotted key. The keys below were read from the "
-        "scenario reader itself; *example* is the value in the shipped reference scenario, "
-        "*unit* its comment there (or the physical range table :data:`models.limits.RANGES`), "
-        "*default* the value a missing optional key takes, *physical range* the bounds "
-        ":data:`models.limits.RANGES` holds every value of that name to (a value outside is "
-        "refused as a typo or a unit slip, exit code 2).\n\n")
-    for unit_name, preset in UNIT_PRESETS.items():
+        "errors (exit code 2) naming the dotted key. The keys below are the declared schema "
+        "the scenario readers validate with (``models/<unit>/schema.py``, "
+        ":mod:`models.schema`): *default* is the value a missing optional key takes, "
+        "*accepted values* the type and bounds, with a number's physical range "
+        "(:data:`models.limits.RANGES`: a value outside is refused as a typo or a unit slip, "
+        "exit code 2).\n\n")
+    for unit_name in UNIT_PRESETS:
         unit = get_unit(unit_name)
         out.append(_heading(f"Unit ``{unit_name}`` ({unit.title})", "~"))
-        out.append(f"Reference scenario: ``{preset}``.\n\n")
-        out.append(_rows_table(scenario_keys(unit_name)))
+        out.append(f"Shipped scenario: ``{UNIT_PRESETS[unit_name]}``. JSON Schema: "
+                   f"``{schema_path('scenario', unit_name).relative_to(ROOT)}``.\n\n")
+        out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                          _declared_rows(unit.scenario_schema.replace(extra=(ENVELOPE,))),
+                          [26, 7, 9, 10, 18, 30]))
         params = getattr(unit, "parameters", ())
         if params:
             out.append(
-                "**[envelope]** (first-contact envelope, used when a run has no "
-                "``[parameters]`` table: a number fixes the parameter, ``[lower, upper]`` "
-                "gives it a uniform prior; ``clock_offset`` counts from the record's first "
-                "contact edge). Its keys are the unit's parameters and ``clock_offset``; the "
-                "same names are what a run configuration's ``[parameters.NAME]`` may free: the "
-                "short names and the scenario paths (a number of the scenario by its dotted "
+                f"**[envelope]** ({ENVELOPE.help} A number fixes the parameter, ``[lower, "
+                "upper]`` gives it a uniform prior; ``clock_offset`` counts from the record's "
+                "first contact edge). Its keys are the unit's parameters and ``clock_offset``; "
+                "the same names are what a run configuration's ``[parameters.NAME]`` may free: "
+                "the short names and the scenario paths (a number of the scenario by its dotted "
                 "key, the absorbers' characteristic numbers included, their tables then "
                 "rebuilt in the kernel per evaluation; any other path is refused with the "
                 "reason):\n\n")
             out.append(", ".join(f"``envelope.{p}``" for p in list(params)
                                  + (["clock_offset"] if "clock_offset" not in params else []))
                        + ".\n\n")
+    out.append(_heading("Editor support", "~"))
+    out.append(
+        "The declarations are exported as JSON Schema files (draft 2020-12) under "
+        "``schemas/``: ``run.schema.json`` for a run configuration and "
+        "``scenario.<unit>.schema.json`` for a scenario (``python -m recon.schema`` "
+        "regenerates them; a test checks that the shipped files are current). Taplo and the VS "
+        "Code extension *Even Better TOML* complete and check a TOML file against one named on "
+        "its first line, relative to the file::\n\n"
+        "   #:schema ../../schemas/run.schema.json\n\n"
+        "or for every matching file in a ``.taplo.toml``::\n\n"
+        "   [[rule]]\n"
+        "   include = [\"**/*run.toml\"]\n"
+        "   schema.path = \"schemas/run.schema.json\"\n\n")
     return "".join(out)
 
 
@@ -529,77 +544,9 @@ def _numpydoc_params(doc: str) -> dict[str, str]:
     return out
 
 
-def run_keys() -> dict[str, list[dict[str, Any]]]:
-    """``table -> rows`` of every run-configuration key (see the module docstring)."""
-    from models.errors import InputError
-    from recon.config import DEFAULT_RUN, IMPORTANCE_ADAPT, OPTIMIZER_KEYS, RUN_TABLES, \
-        RunConfig
-    from identification.engines.mcmc import SamplerSettings
-    from recon.observation import ChannelModel, ObservationModel
-    from identification.space import ParameterSpace
-
-    tables: dict[str, list[dict[str, Any]]] = {t: [] for t in RUN_TABLES}
-    # [model]: ask RunConfig.from_dict
-    model_keys: list[str] = []
-    try:
-        RunConfig.from_dict({"parameters": {}, "observation": {}, "model": {PROBE: 1}})
-    except InputError as exc:
-        if str(exc.key).endswith(PROBE):
-            model_keys = _allowed_from(exc.what)
-    for k in model_keys:
-        tables["model"].append({"key": f"model.{k}", "default": DEFAULT_RUN["model"].get(k, ""),
-                                "range": ""})
-    # [parameters.NAME]
-    try:
-        ParameterSpace.from_dict({"NAME": {PROBE: 1}})
-    except InputError as exc:
-        for k in _allowed_from(exc.what):
-            tables["parameters"].append({"key": f"parameters.NAME.{k}", "default": "",
-                                         "range": ""})
-    # [observation]
-    try:
-        ObservationModel.from_dict({PROBE: 1})
-    except InputError as exc:
-        for k in _allowed_from(exc.what):
-            tables["observation"].append({"key": f"observation.{k}", "default": "",
-                                          "range": ""})
-    cdoc = _numpydoc_params(ChannelModel.__doc__ or "")
-    for f in dataclasses.fields(ChannelModel):
-        if f.name == "name":
-            continue
-        d = "" if f.default is dataclasses.MISSING else f.default
-        tables["observation"].append({"key": f"observation.channels.NAME.{f.name}",
-                                      "default": d, "range": cdoc.get(f.name, "")})
-    # [optimizer]
-    for k, (whole, lo, hi) in OPTIMIZER_KEYS.items():
-        tables["optimizer"].append({"key": f"optimizer.{k}",
-                                    "default": DEFAULT_RUN["optimizer"].get(k, ""),
-                                    "range": f"{'whole number' if whole else 'number'} in "
-                                             f"[{lo:g}, {hi:g}]"})
-    # the one string-valued [optimizer] key (its default when absent: the first rule)
-    tables["optimizer"].append({"key": "optimizer.importance_adapt",
-                                "default": DEFAULT_RUN["optimizer"].get("importance_adapt",
-                                                                        IMPORTANCE_ADAPT[0]),
-                                "range": " | ".join(IMPORTANCE_ADAPT)})
-    # [sampler]
-    import importlib
-
-    # the engines package re-exports a function named mcmc: the module by its name
-    mcmc = importlib.import_module("identification.engines.mcmc")
-    ranges = getattr(mcmc, "_SAMPLER_RANGE", {})
-    for f in dataclasses.fields(SamplerSettings):
-        r = ranges.get(f.name)
-        rng = (f"{'whole number' if r[0] else 'number'} in [{r[1]:g}, {r[2]:g}]" if r
-               else (" | ".join(mcmc.MOVES) if f.name == "moves" else ""))
-        d = DEFAULT_RUN["sampler"].get(f.name, "")
-        tables["sampler"].append({"key": f"sampler.{f.name}", "default": d,
-                                  "class_default": "" if f.default is dataclasses.MISSING
-                                  else f.default, "range": rng})
-    return tables
-
-
 def run_section() -> str:
     from recon.config import DEFAULT_RUN, RUN_TABLES
+    from recon.schema import run_tables
 
     out = [_heading("Run configuration", "-")]
     out.append(
@@ -608,15 +555,18 @@ def run_section() -> str:
         + " (:data:`recon.config.RUN_TABLES`). Without any run table the engine tables of "
         ":data:`recon.config.DEFAULT_RUN` apply (" + ", ".join(f"``[{t}]``" for t in DEFAULT_RUN)
         + "), the priors come from the scenario's ``[envelope]`` and the noise of every "
-        "channel the record has from its pre-contact segment (``sigma = \"auto\"``). The "
-        "column *default* gives the value of :data:`~recon.config.DEFAULT_RUN`; ``NAME`` is a "
-        "parameter or channel name. The meaning of each table is in the docstring of "
-        ":mod:`recon.config`.\n\n")
+        "channel the record has from its pre-contact segment (``sigma = \"auto\"``). The keys "
+        "are the declared schema the readers validate with (:mod:`recon.schema`; JSON Schema "
+        "``schemas/run.schema.json``). The column *no run table* gives the value of "
+        ":data:`~recon.config.DEFAULT_RUN`, *default* the value a missing key takes in a "
+        "stated table; ``NAME`` is a parameter or channel name. The meaning of each table is "
+        "in the docstring of :mod:`recon.config`.\n\n")
     from models.unit import get_unit
 
-    for table, rows in run_keys().items():
-        out.append(f"**[{table}]**\n\n")
-        if table == "parameters":
+    no_table = {f"{t}.{k}": v for t, table in DEFAULT_RUN.items() for k, v in table.items()}
+    for table in run_tables():
+        out.append(f"**[{table.name}]** ({table.help})\n\n")
+        if table.name == "parameters":
             for unit_name in UNIT_PRESETS:
                 unit = get_unit(unit_name)
                 names = list(getattr(unit, "parameters", ()))
@@ -627,11 +577,10 @@ def run_section() -> str:
                     + ", ``clock_offset``, and for a fitted channel ``CH`` (" +
                     ", ".join(f"``{c}``" for c in chans) + "): ``CH_bias``, ``CH_scale``, "
                     "``CH_latency`` (:mod:`recon.observation`).\n\n")
-        if not rows:
-            continue
-        out.append(_table(["key", "default (no run table)", "accepted values / meaning"],
-                          ([f"``{r['key']}``", _short(r["default"]) if r["default"] != ""
-                            else "", r["range"]] for r in rows), [36, 16, 48]))
+        rows = [[r[0], _short(no_table[r[0].strip("`")]) if r[0].strip("`") in no_table
+                 else "", *r[3:]] for r in _declared_rows(table, f"{table.name}.")]
+        out.append(_table(["key", "no run table", "default", "accepted values", "meaning"],
+                          rows, [30, 10, 10, 20, 30]))
     return "".join(out)
 
 

@@ -56,6 +56,7 @@ import numpy as np
 
 from models.errors import InputError, check_room
 from models.limits import checked_table
+from models.schema import Table, keys
 from identification.result import Posterior, Result
 
 __all__ = ["SamplerSettings", "Diagnostics", "Round", "Chains", "mcmc", "run_ensembles",
@@ -69,16 +70,33 @@ log = logging.getLogger("dockrecon.engines")
 MIN_START_ESS = 100
 
 
-#: accepted range of each ``[sampler]`` key: (whole number?, lowest, highest); finite but
-#: absurd values are refused (:func:`models.limits.checked_table`)
-_SAMPLER_RANGE = {"walkers": (True, 2, 100_000), "ensembles": (True, 1, 64),
-                  "max_steps": (True, 1, 10_000_000), "check_every": (True, 1, 10_000_000),
-                  "tau_factor": (False, 1.0, 1e4), "tau_rtol": (False, 1e-6, 1.0),
-                  "rhat_max": (False, 1.0, 10.0), "min_ess": (False, 1.0, 1e9)}
-
 #: ``[sampler] moves``: name -> emcee moves (module docstring)
 MOVES = {"de-snooker": lambda m: [(m.DEMove(), 0.8), (m.DESnookerMove(), 0.2)],
          "stretch": lambda m: None}
+
+#: the ``[sampler]`` table of a run configuration (:mod:`models.schema`): the keys of
+#: :class:`SamplerSettings`, their defaults and accepted ranges (finite but absurd values are
+#: refused: :func:`models.limits.checked_table`)
+SAMPLER = Table("sampler", "The emcee ensembles (identification.engines.SamplerSettings).",
+                keys(f"""
+walkers     | integer | - | 32     | [2, 100000]    | walkers per ensemble
+ensembles   | integer | - | 2      | [1, 64]        | independent ensembles (for R-hat)
+max_steps   | integer | - | 5000   | [1, 10000000]  | most steps per ensemble
+check_every | integer | - | 100    | [1, 10000000]  | steps between convergence checks
+tau_factor  | number  | - | 50.0   | [1.0, 1e4]     | converged: chain length above this many
+| autocorrelation times
+tau_rtol    | number  | - | 0.05   | [1e-6, 1.0]    | converged: autocorrelation time changed
+| by less than this fraction between checks
+rhat_max    | number  | - | 1.02   | [1.0, 10.0]    | converged: split R-hat below this
+min_ess     | number  | - | 400.0  | [1.0, 1e9]     | converged: effective sample size above
+| this
+moves       | choice:{",".join(MOVES)} | - | 'de-snooker' | - | emcee's moves:
+| differential-evolution with snooker (default) or the stretch move
+"""), source=False)
+
+#: accepted range of each number of ``[sampler]``: (whole number?, lowest, highest)
+_SAMPLER_RANGE = {k.name: (k.type == "integer", k.minimum, k.maximum) for k in SAMPLER.keys()
+                  if k.type in ("integer", "number")}
 
 
 def _check_moves(moves: Any, key: str) -> str:
@@ -114,7 +132,7 @@ class SamplerSettings:
             raise InputError("must be a table", key=key)
         d = dict(d)
         moves = _check_moves(d.pop("moves", cls.moves), f"{key}.moves")
-        return cls(**checked_table(d, _SAMPLER_RANGE, key), moves=moves)
+        return cls(**checked_table(d, _SAMPLER_RANGE, key, others=("moves",)), moves=moves)
 
 
 @dataclasses.dataclass(frozen=True)

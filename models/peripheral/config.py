@@ -27,6 +27,7 @@ import numpy as np
 
 from models.errors import InputError
 from models.limits import check_keys as _check_keys, number as _num
+from models.peripheral import schema as S
 from models.rigid_body import RigidBody
 
 __all__ = [
@@ -41,10 +42,12 @@ __all__ = [
 _DEG = math.pi / 180.0
 
 
-def _floats(cls, d: Mapping[str, Any], prefix: str, *, skip: tuple[str, ...] = ()) -> dict:
+def _floats(cls, table, d: Mapping[str, Any], prefix: str, *,
+            skip: tuple[str, ...] = ()) -> dict:
     """Every field of ``cls`` but ``skip`` as a number from ``d`` (defaults from the
-    dataclass); unknown keys (other than ``source``) are errors naming ``prefix + key``."""
-    _check_keys(d, {f.name for f in fields(cls)} | {"source"}, prefix)
+    dataclass); keys other than those the declaration ``table`` names
+    (:mod:`models.peripheral.schema`) are errors naming ``prefix + key``."""
+    _check_keys(d, table.names(), prefix)
     kw = {}
     for f in fields(cls):
         if f.name in skip:
@@ -178,9 +181,10 @@ class RingGeometry:
 
     @classmethod
     def _build(cls, d: Mapping[str, Any]) -> "RingGeometry":
-        sub = {"stops", "latches", "capture_sensors"}
-        _check_keys(d, {f.name for f in fields(cls)} | {"source"} | sub, "ring.")
-        return cls(**_floats(cls, {k: v for k, v in d.items() if k not in sub}, "ring."))
+        sub = {t.name for t in S.RING.tables()}
+        _check_keys(d, S.RING.names(), "ring.")
+        return cls(**_floats(cls, S.RING, {k: v for k, v in d.items() if k not in sub},
+                             "ring."))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str | None = None):
@@ -250,7 +254,7 @@ class StopGeometry:
         p = "ring.stops."
         if not isinstance(d, Mapping):
             raise InputError("expected a table", key="ring.stops")
-        kw = _floats(cls, d, p, skip=("azimuths",))
+        kw = _floats(cls, S.STOPS, d, p, skip=("azimuths",))
         if "azimuths" not in d:
             raise InputError("missing", key=p + "azimuths")
         try:
@@ -315,7 +319,7 @@ class LatchGeometry:
 
     @classmethod
     def _build(cls, d: Mapping[str, Any]) -> "LatchGeometry":
-        return cls(**_floats(cls, d, "ring.latches."))
+        return cls(**_floats(cls, S.RING_LATCHES, d, "ring.latches."))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str | None = None):
@@ -364,7 +368,7 @@ class CaptureSensorGeometry:
 
     @classmethod
     def _build(cls, d: Mapping[str, Any]) -> "CaptureSensorGeometry":
-        return cls(**_floats(cls, d, "ring.capture_sensors."))
+        return cls(**_floats(cls, S.RING_CAPTURE_SENSORS, d, "ring.capture_sensors."))
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str | None = None):
@@ -435,7 +439,7 @@ class PeripheralConfig:
             if k not in d:
                 raise InputError("missing table", key=k)
         meta = d.get("meta", {})
-        _check_keys(meta, {"name", "description", "source"}, "meta.")
+        _check_keys(meta, S.META.names(), "meta.")
         passive = dict(d["passive"])
         rate = passive.pop("initial_rate", [0.0, 0.0, 0.0])
         try:

@@ -24,6 +24,8 @@ from models._kernels import contact_layout as _cl
 from models.peripheral._kernels import latch as _k
 from models.errors import InputError
 from models.limits import check_keys, number
+from models.peripheral import schema as S
+from models.peripheral.schema import GEOMETRY_KEYS
 
 __all__ = ["Latch", "Stop", "CaptureSensor", "CaptureTolerance", "latches_from_list",
            "stops_from_list", "sensors_from_list", "pack_latches", "pack_stops",
@@ -104,9 +106,9 @@ class Latch:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "latch.") -> "Latch":
         """Validate a latch table; errors name ``prefix + key``."""
-        names = {"length", "mass", "stiffness", "preload", "stroke", "contact_stiffness",
-                 "stop", "pair", "max_penetration", "lock_stiffness", "lock_damping",
-                 "lock_friction", "lock_friction_velocity", "lock_model", "source"}
+        # the scenario's [latches] keys, and the three the scenario takes from the ring
+        # design (models.peripheral.simulate.Scenario)
+        names = S.LATCHES.names() | set(GEOMETRY_KEYS)
         _keys(d, names, prefix)
         model = d.get("lock_model", "linear")
         if model not in _MODELS:
@@ -308,7 +310,7 @@ class CaptureSensor:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "sensor.") -> "CaptureSensor":
         """Validate a sensor table; errors name ``prefix + key``."""
-        _keys(d, {"radius", "preload", "stiffness", "travel", "trigger", "source"}, prefix)
+        _keys(d, S.CAPTURE_SENSORS.names() | {"radius"}, prefix)
         travel = _num(d, "travel", prefix, positive=True)
         trig = _num(d, "trigger", prefix, positive=True)
         if trig > travel:
@@ -341,7 +343,7 @@ class CaptureTolerance:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "capture.") -> "CaptureTolerance":
         """Validate the tolerance table; errors name ``prefix + key``."""
-        _keys(d, {"angle", "gap", "source"}, prefix)
+        _keys(d, S.CAPTURE.names(), prefix)
         a = _num(d, "angle", prefix, positive=True)
         if a >= 0.5 * math.pi:
             raise InputError("must be below pi/2", key=prefix + "angle")

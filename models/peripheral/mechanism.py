@@ -36,6 +36,7 @@ import numpy as np
 
 from models.peripheral._kernels import mechanism as km
 from models.errors import InputError, SimulationError
+from models.peripheral import schema as S
 
 __all__ = ["Mechanism", "ILLUSTRATIVE", "leg_lengths", "ready_pose", "pose_from_leg_lengths"]
 
@@ -171,7 +172,7 @@ class Mechanism:
         keys and bad values raise :class:`InputError` naming the key."""
         if not isinstance(d, Mapping):
             raise InputError("expected a table", key=prefix.rstrip("."))
-        names = {f.name for f in fields(cls)}
+        names = S.MECHANISM.names()
         for k in d:
             if k not in names:
                 raise InputError("unknown key", key=prefix + str(k))

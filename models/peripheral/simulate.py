@@ -47,6 +47,8 @@ from models.peripheral.latches import (
     CaptureSensor, CaptureTolerance, Latch, Stop, pack_latches, pack_sensors, pack_stops)
 from models.peripheral.mechanism import Mechanism, ready_pose
 from models.limits import check_keys as _check_keys, number as _num
+from models.peripheral import schema as S
+from models.peripheral.schema import GEOMETRY_KEYS
 from models.unit import ContactLaw, InitialConditions, Thrust
 from models.trace import Trace, TraceSettings, arm, kernel_failure
 
@@ -114,10 +116,7 @@ class Integration:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Integration":
         p = "integration."
-        _check_keys(d, {"dt_contact", "dt_free", "dt_captured", "dt_settled", "settle_time",
-                        "duration", "output_rate", "gap_margin", "leg_margin", "exhaustive",
-                        "prune", "implicit_contact", "free_until_touch", "dt_latch",
-                        "source"}, p)
+        _check_keys(d, S.INTEGRATION.names(), p)
         dc = _num(d, "dt_contact", p, positive=True)
         ex = d.get("exhaustive", False)
         if not isinstance(ex, bool):
@@ -164,9 +163,7 @@ class Scenario:
 
     @classmethod
     def _build(cls, d: Mapping[str, Any]) -> "Scenario":
-        _check_keys(d, {"unit", "meta", "active", "passive", "ring", "mechanism", "latches",
-                        "capture_sensors", "capture", "contact", "integration", "initial",
-                        "thrust"}, "")
+        _check_keys(d, S.SCENARIO.names(), "")
         for k in ("mechanism", "latches", "capture_sensors", "capture", "contact",
                   "integration", "initial"):
             if k not in d:
@@ -174,7 +171,7 @@ class Scenario:
         cfg = PeripheralConfig.from_dict(d)
         geo = build_geometry(cfg.design)
         lt = dict(d["latches"])
-        for k in ("length", "stop", "pair"):
+        for k in GEOMETRY_KEYS:
             if k in lt:
                 raise InputError("comes from [ring.latches] and the stops (one source of "
                                  "truth)", key="latches." + k)

@@ -25,6 +25,7 @@ import numpy as np
 
 from models.peripheral._kernels import run_layout as R
 from models.peripheral import simulate as ps
+from models.peripheral.schema import SCENARIO as SCENARIO_SCHEMA
 from models.peripheral.simulate import FILE_CHANNELS, PARAMETERS, PeripheralBatch
 from models.peripheral.sensors import SENSORS
 from models.trace import Trace, TraceSettings
@@ -130,6 +131,7 @@ class PeripheralUnit(DockingUnit):
     name = "peripheral"
     supports_trace = True
     title = "peripheral (androgynous ring) docking unit"
+    scenario_schema = SCENARIO_SCHEMA
     channels = _channels()
     parameters = _PARAMETER_UNITS
     initial_conditions = R.IC_NAMES

@@ -24,6 +24,7 @@ from models.probe_cone._kernels import layout as _kl
 from models.errors import InputError
 from models.limits import check_keys, check_range, number, vector
 from models.rigid_body import RigidBody
+from models.probe_cone import schema as S
 from models.unit import IC_NAMES, ContactLaw, InitialConditions, Thrust
 
 __all__ = [
@@ -56,10 +57,11 @@ _num = number
 _arr = vector
 
 
-def _dataclass_from(cls, d: Mapping[str, Any], prefix: str, **special):
-    """Numbers for every float field of ``cls`` (defaults from the dataclass)."""
-    names = {f.name for f in fields(cls)}
-    _check_keys(d, names | {"source"}, prefix)
+def _dataclass_from(cls, table, d: Mapping[str, Any], prefix: str, **special):
+    """Numbers for every float field of ``cls`` (defaults from the dataclass) from ``d``,
+    whose keys are those the declaration ``table`` (:mod:`models.probe_cone.schema`)
+    names."""
+    _check_keys(d, table.names(), prefix)
     kw = {}
     for f in fields(cls):
         if f.name in special:
@@ -307,11 +309,7 @@ class Probe:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Probe":
         p = "probe."
-        _check_keys(d, {"head_mass", "extended_length", "head_radius", "axial_damping",
-                        "lateral_damping", "axial_absorber", "lateral_absorber",
-                        "torsion_absorber", "spin_inertia", "torsion_damping",
-                        "bearing_offset", "housing_inertia", "bending_stiffness",
-                        "bending_damping", "source"}, p)
+        _check_keys(d, S.PROBE.names(), p)
         lat = _arr(d, "lateral_damping", p, (2,))
         if np.any(lat < 0):
             raise InputError("must not be negative", key=p + "lateral_damping")
@@ -325,11 +323,13 @@ class Probe:
                    head_radius=_num(d, "head_radius", p, positive=True),
                    axial_damping=_num(d, "axial_damping", p, nonneg=True),
                    lateral_damping=tuple(float(x) for x in lat),
-                   axial=_dataclass_from(AxialAbsorber, d["axial_absorber"],
+                   axial=_dataclass_from(AxialAbsorber, S.AXIAL_ABSORBER, d["axial_absorber"],
                                          p + "axial_absorber."),
-                   lateral=_dataclass_from(LateralAbsorber, d["lateral_absorber"],
+                   lateral=_dataclass_from(LateralAbsorber, S.LATERAL_ABSORBER,
+                                           d["lateral_absorber"],
                                            p + "lateral_absorber."),
-                   torsion=_dataclass_from(TorsionAbsorber, d["torsion_absorber"],
+                   torsion=_dataclass_from(TorsionAbsorber, S.TORSION_ABSORBER,
+                                           d["torsion_absorber"],
                                            p + "torsion_absorber."),
                    spin_inertia=_num(d, "spin_inertia", p, positive=True),
                    torsion_damping=_num(d, "torsion_damping", p, 0.0, nonneg=True),
@@ -367,7 +367,7 @@ class LimiterPads:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "LimiterPads":
-        _check_keys(d, {"segments", "source"}, "limiter_pads.")
+        _check_keys(d, S.LIMITER_PADS.names(), "limiter_pads.")
         seg = _points(d, "segments", "limiter_pads.", 6)
         if seg.shape[0] and np.any(np.linalg.norm(seg[:, 3:] - seg[:, :3], axis=1) <= 0.0):
             raise InputError("segment of zero length", key="limiter_pads.segments")
@@ -388,7 +388,7 @@ class AlignmentRollers:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "AlignmentRollers":
         p = "alignment_rollers."
-        _check_keys(d, {"centres", "radius", "source"}, p)
+        _check_keys(d, S.ALIGNMENT_ROLLERS.names(), p)
         c = _points(d, "centres", p, 3)
         r = _num(d, "radius", p, positive=True)
         return cls(centres=c, radius=r)
@@ -595,7 +595,7 @@ class Integration:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Integration":
         p = "integration."
-        _check_keys(d, {f.name for f in fields(cls)} | {"source"}, p)
+        _check_keys(d, S.INTEGRATION.names(), p)
         kw = {k: _num(d, k, p, getattr(cls, k))
               for k in ("dt_contact", "dt_free", "gap_margin", "duration", "output_rate")}
         if "dt_captured" in d:
@@ -636,9 +636,7 @@ class Scenario:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
         """Build from the plain dict of a scenario TOML (SI). Unknown keys are errors."""
-        _check_keys(d, {"unit", "meta", "active", "passive", "probe", "cone", "latches",
-                        "slots", "capture_sensors", "limiter_pads", "alignment_rollers",
-                        "contact", "thrust", "integration", "initial", "envelope"}, "")
+        _check_keys(d, S.SCENARIO.names() | {"envelope"}, "")
         if d.get("unit", "probe_cone") != "probe_cone":
             raise InputError(f"a probe-cone scenario has unit = \"probe_cone\", not "
                              f"{d['unit']!r}", key="unit")
@@ -646,12 +644,12 @@ class Scenario:
             if k not in d:
                 raise InputError("missing table", key=k)
         meta = d.get("meta", {})
-        _check_keys(meta, {"name", "description", "source"}, "meta.")
+        _check_keys(meta, S.META.names(), "meta.")
         passive = dict(d["passive"])
         rate = _arr(passive, "initial_rate", "passive.", (3,), np.zeros(3))
         passive.pop("initial_rate", None)
         cone_d = d["cone"]
-        _check_keys(cone_d, {"meridian", "source"}, "cone.")
+        _check_keys(cone_d, S.CONE.names(), "cone.")
         if "meridian" not in cone_d:
             raise InputError("missing", key="cone.meridian")
         try:
@@ -663,9 +661,10 @@ class Scenario:
             passive=RigidBody.from_dict(passive, "passive"),
             probe=Probe.from_dict(d["probe"]),
             cone=Cone(mer),
-            latches=_dataclass_from(Latches, d["latches"], "latches."),
-            slots=_dataclass_from(Slots, d["slots"], "slots."),
-            sensors=_dataclass_from(CaptureSensors, d.get("capture_sensors", {}),
+            latches=_dataclass_from(Latches, S.LATCHES, d["latches"], "latches."),
+            slots=_dataclass_from(Slots, S.SLOTS, d["slots"], "slots."),
+            sensors=_dataclass_from(CaptureSensors, S.CAPTURE_SENSORS,
+                                    d.get("capture_sensors", {}),
                                     "capture_sensors."),
             pads=(LimiterPads.from_dict(d["limiter_pads"]) if "limiter_pads" in d
                   else LimiterPads()),

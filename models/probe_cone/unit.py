@@ -15,6 +15,7 @@ import numpy as np
 
 from models.unit import IC_NAMES, InitialConditions
 from models.probe_cone.config import Scenario
+from models.probe_cone.schema import SCENARIO as SCENARIO_SCHEMA
 from models.probe_cone.sensors import SENSORS
 from models.probe_cone.simulate import CHANNELS, EVENT_NAMES, PARAMETERS, BatchModel, simulate
 from models.unit import (Channel, DockingUnit, calibration_guess, ledger_channels,
@@ -96,6 +97,7 @@ class ProbeConeUnit(DockingUnit):
     name = "probe_cone"
     supports_trace = True
     title = "probe-cone (central) docking unit"
+    scenario_schema = SCENARIO_SCHEMA
     channels = _channels()
     parameters = _PARAMETER_UNITS
     initial_conditions = IC_NAMES

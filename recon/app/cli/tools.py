@@ -8,7 +8,7 @@ from models.errors import InputError
 from recon.app.cli.options import (Group, Progress, common_options, input_path, output_option,
                                    seed_option)
 
-__all__ = ["COMMANDS", "samples", "report_cmd", "show_cmd", "bench"]
+__all__ = ["COMMANDS", "samples", "report_cmd", "show_cmd", "bench", "schema_cmd"]
 
 
 @click.group(cls=Group)
@@ -126,4 +126,30 @@ def bench_docking(as_json, repeats, batch, unit_name):
             click.echo(f"{k:20s} {v}")
 
 
-COMMANDS = (samples, report_cmd, show_cmd, bench)
+@click.command("schema")
+@common_options
+@click.argument("kind", type=click.Choice(["run", "scenario"]))
+@click.option("--unit", "unit_name", default="probe_cone", show_default=True,
+              help="The docking unit of a scenario (models.unit registry).")
+@output_option("the JSON Schema file (default: standard output)", required=False,
+               metavar="FILE")
+def schema_cmd(kind: str, unit_name: str, output: str | None) -> None:
+    """Print (or write) the JSON Schema of a run configuration or of a scenario of a docking
+    unit: every key with its type, unit, default, bounds and meaning, as the readers check
+    them. Editors complete and check TOML files against it (Taplo / Even Better TOML: a first
+    line ``#:schema PATH``); the repository ships them in schemas/."""
+    from models.unit import get_unit
+    from recon.schema import dumps, json_document
+
+    if kind == "scenario":
+        get_unit(unit_name, key="--unit")
+    text = dumps(json_document(kind, unit_name if kind == "scenario" else None))
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(output)
+
+
+COMMANDS = (samples, report_cmd, show_cmd, bench, schema_cmd)
