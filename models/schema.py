@@ -5,7 +5,7 @@ A :class:`Key` declares one key of a table (type, SI unit, default, bounds, help
 from these declarations (:meth:`Table.names`, :meth:`Key.limits`); the configuration
 reference of the documentation is rendered from them (``docs/_ext/dockrecon_files.py``);
 :func:`json_schema` exports them as a JSON Schema (draft 2020-12) that editors complete
-and check TOML files with (``schemas/*.schema.json``, ``dockrecon schema``).
+and check TOML files with (``recon/schemas/*.schema.json``, ``dockrecon schema``).
 
 Keys are written one a line, ``name | type | unit | default | bounds | help``
 (:func:`keys`):

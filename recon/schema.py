@@ -19,7 +19,7 @@ Every key is declared once, beside its reader (:mod:`models.schema`): the scenar
 exports one as a JSON Schema, :func:`write_all` writes the shipped files
 (:data:`SCHEMA_DIR`), which an editor points a TOML file at::
 
-    #:schema ../../schemas/run.schema.json
+    #:schema ../../recon/schemas/run.schema.json
 
 (the first line of the file: Taplo and the VS Code extension Even Better TOML validate and
 complete the file from it).
@@ -38,8 +38,8 @@ __all__ = ["KINDS", "SCHEMA_DIR", "ENVELOPE", "run_tables", "document", "json_do
 
 #: the kinds of document with a declared schema
 KINDS = ("run", "scenario")
-#: where the JSON Schema files are shipped (from the repository's root)
-SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
+#: where the JSON Schema files are shipped (package data of recon)
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
 #: a scenario's ``[envelope]``: the unit's first-contact envelope (recon.config)
 ENVELOPE = Table("envelope", "The unit's first-contact envelope, used when a run has no "

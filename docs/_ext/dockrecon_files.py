@@ -513,16 +513,16 @@ def scenario_section() -> str:
     out.append(_heading("Editor support", "~"))
     out.append(
         "The declarations are exported as JSON Schema files (draft 2020-12) under "
-        "``schemas/``: ``run.schema.json`` for a run configuration and "
+        "``recon/schemas/``: ``run.schema.json`` for a run configuration and "
         "``scenario.<unit>.schema.json`` for a scenario (``python -m recon.schema`` "
         "regenerates them; a test checks that the shipped files are current). Taplo and the VS "
         "Code extension *Even Better TOML* complete and check a TOML file against one named on "
         "its first line, relative to the file::\n\n"
-        "   #:schema ../../schemas/run.schema.json\n\n"
+        "   #:schema ../../recon/schemas/run.schema.json\n\n"
         "or for every matching file in a ``.taplo.toml``::\n\n"
         "   [[rule]]\n"
         "   include = [\"**/*run.toml\"]\n"
-        "   schema.path = \"schemas/run.schema.json\"\n\n")
+        "   schema.path = \"recon/schemas/run.schema.json\"\n\n")
     return "".join(out)
 
 
@@ -557,7 +557,7 @@ def run_section() -> str:
         + "), the priors come from the scenario's ``[envelope]`` and the noise of every "
         "channel the record has from its pre-contact segment (``sigma = \"auto\"``). The keys "
         "are the declared schema the readers validate with (:mod:`recon.schema`; JSON Schema "
-        "``schemas/run.schema.json``). The column *no run table* gives the value of "
+        "``recon/schemas/run.schema.json``). The column *no run table* gives the value of "
         ":data:`~recon.config.DEFAULT_RUN`, *default* the value a missing key takes in a "
         "stated table; ``NAME`` is a parameter or channel name. The meaning of each table is "
         "in the docstring of :mod:`recon.config`.\n\n")

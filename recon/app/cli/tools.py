@@ -137,7 +137,7 @@ def schema_cmd(kind: str, unit_name: str, output: str | None) -> None:
     """Print (or write) the JSON Schema of a run configuration or of a scenario of a docking
     unit: every key with its type, unit, default, bounds and meaning, as the readers check
     them. Editors complete and check TOML files against it (Taplo / Even Better TOML: a first
-    line ``#:schema PATH``); the repository ships them in schemas/."""
+    line ``#:schema PATH``); the repository ships them in recon/schemas/."""
     from models.unit import get_unit
     from recon.schema import dumps, json_document
 

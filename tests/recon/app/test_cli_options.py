@@ -13,7 +13,7 @@ from recon.app.cli.options import SEED_DEFAULT, Progress
 WRITERS = {"simulate docking", "simulate appendage", "simulate rig", "identify hysteresis",
            "identify rig", "identify resonance", "identify resonance-coupling", "reconstruct",
            "samples generate", "report", "campaign", "fleet", "study calibration", "study merge",
-           "train"}
+           "train", "schema"}
 PRINTERS = {"validate", "bench docking", "show"}
 
 
