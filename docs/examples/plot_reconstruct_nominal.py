@@ -22,9 +22,9 @@ the run configuration. Without an ``output`` directory its files live in a tempo
 directory as long as the result does (``res.save(directory)`` keeps them);
 ``recon.load_result(directory)`` reads a result back, the CLI's included.
 
-**Run time**: about a minute on 2 cores (the search starts from the learned proposal shipped
-for this unit and prior, ``recon/proposals/``), longer on a fresh clone, where the numba
-kernels are compiled first.
+**Run time**: about half a minute on 2 cores (the search starts from the learned proposal
+shipped for this unit and prior, ``recon/proposals/``), longer on a fresh clone, where the
+numba kernels are compiled first.
 """
 
 # %%
@@ -59,10 +59,10 @@ print(res)
 # best fit is plausible: its cost is below the goodness-of-fit limit of the search.
 # Every parameter has the project's schema: MAP, median, 68 and 95 % intervals, unit and
 # prior; angles and rates are in SI (rad, rad/s) whatever unit the run configuration used.
-# The closing velocity's truth (0.22 m/s) lies at or just outside its 95 % interval: so it
-# does with the shipped budget and with emcee (``docs/design/emcee_moves.rst``), a property of the
-# posterior (the contact, latch and brake switching put kinks in the predictions), not of
-# the small budget.
+# The closing velocity is the best-determined number (its 95 % interval is a fraction of a
+# mm/s wide), and its truth (0.22 m/s) sits near an end of that interval on this record: the
+# contact, latch and brake switching put kinks in the predictions, which the intervals of
+# such a narrow posterior feel (``docs/design/emcee_moves.rst``).
 doc, out = res.document, res.directory
 search = doc["diagnostics"]["search"]
 print("status:", doc["status"], "| method:", doc["diagnostics"]["method"],
