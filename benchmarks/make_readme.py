@@ -30,6 +30,7 @@ FILES = {
     "appendage.json": ("rod appendage: full against reduced formulation", ""),
     "hydraulic.json": ("hydraulic actuator and test-rig kernels", ""),
     "resonance.json": ("resonance identification hot paths", ""),
+    "resonance_records.json": ("`identify resonance` on every shipped single-mode record", ""),
     "docking.json": ("docking units' 20-s reference runs", "probe_cone_step.rst"),
     "recon.json": ("log-probability evaluations of the nominal flight", "probe_cone_step.rst"),
     "before_after_forward.json": ("probe-cone forward model and log-probability, two checkouts "
@@ -234,6 +235,16 @@ def kernels() -> list[str]:
          ["per RK4 step [ns]", r["ns_per_rk4_step"]],
          ["Abel inversion, 200 amplitudes [ms]", r["abel_restoring_odd_200_amplitudes_ms"]]]),
         ["resonance.json"])
+    w = load("resonance_records.json")["figures"]
+    out += section(
+        "`identify resonance` on the shipped records (`bench_resonance_records.py`)",
+        "Wall time of the command as a user runs it (a fresh process: imports, bands of "
+        + f"{w['draws']} bootstrap replicates, `--refine auto`, the report), the reduced mass "
+        "from each record's truth file.",
+        table(["record", "wall [s]"],
+              [[f"`{k}.csv`", num(v)] for k, v in w["wall_s"].items()]
+              + [["**largest**", num(w["max_wall_s"])]]),
+        ["resonance_records.json"])
     return out
 
 

@@ -140,9 +140,11 @@ class ResidualProblem(GaussianProblem):
 
     def __init__(self, space: ParameterSpace, residuals_fn: Callable[[np.ndarray], np.ndarray],
                  n_residuals: int, *, sigma: float | np.ndarray = 1.0,
-                 groups: Mapping[str, slice] | None = None) -> None:
+                 groups: Mapping[str, slice] | None = None,
+                 jacobian_fn: Callable[[np.ndarray], np.ndarray | None] | None = None) -> None:
         self.space = space
         self.residuals_fn = residuals_fn
+        self.jacobian_fn = jacobian_fn
         self._m = int(n_residuals)
         sig = np.broadcast_to(np.asarray(sigma, float), (self._m,)).copy()
         if not (np.all(np.isfinite(sig)) and np.all(sig > 0)):
@@ -155,7 +157,7 @@ class ResidualProblem(GaussianProblem):
     def with_sigma(self, sigma: float | np.ndarray) -> "ResidualProblem":
         """The same problem with other noise levels (the evaluation count carries over)."""
         out = ResidualProblem(self.space, self.residuals_fn, self._m, sigma=sigma,
-                              groups=self.groups)
+                              groups=self.groups, jacobian_fn=self.jacobian_fn)
         out.n_evaluations = self.n_evaluations
         return out
 
@@ -173,6 +175,23 @@ class ResidualProblem(GaussianProblem):
             raise ValueError(f"the residual function returned shape {r.shape}, expected "
                              f"{(full.shape[0], self._m)}")
         return r
+
+    def exact_jacobian(self, theta: np.ndarray) -> np.ndarray | None:
+        """Derivative of the whitened residuals with respect to the free parameters at one
+        vector ``theta``, ``(m, n_free)``, from ``jacobian_fn`` (the model's own derivative
+        of its raw residuals with respect to the full parameter vector, ``(m, n_full)``);
+        None without one or where it failed (the caller then differences)."""
+        if self.jacobian_fn is None:
+            return None
+        full = self.space.full(np.atleast_2d(np.asarray(theta, float)))[0]
+        self.n_evaluations += 1
+        J = self.jacobian_fn(full)
+        if J is None:
+            return None
+        J = np.asarray(J, float)[:, self.space.free_index]
+        if J.shape[0] != self._m or not np.all(np.isfinite(J)):
+            return None
+        return J / self.sigma[:, None]
 
     def noise_estimate(self, theta: np.ndarray, groups: Sequence[str] | None = None
                        ) -> np.ndarray:

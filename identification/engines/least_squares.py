@@ -56,14 +56,30 @@ def gof_limit(n_residuals: int) -> float:
 
 def jacobian(problem, x: np.ndarray, *, diff_step: float = 1e-4, with_prior: bool = False,
              columns: np.ndarray | None = None) -> np.ndarray:
-    """Central-difference Jacobian of the whitened residuals at ``x`` [per SI unit],
-    ``(m, n_free)``, evaluated as one batch. Steps are ``diff_step`` x prior spread (or the
+    """Jacobian of the whitened residuals at ``x`` [per SI unit], ``(m, n_free)``: the
+    problem's own derivative when it has one (``problem.exact_jacobian(x)`` not None; prior
+    rows differenced, they cost no forward run), else central differences evaluated as one
+    batch. Steps are ``diff_step`` x prior spread (or the
     parameter's own ``step``, :meth:`~identification.space.ParameterSpace.fd_steps`), made
     one-sided at a bound. ``columns`` (indices of free parameters) limits the differences to those
     parameters: ``(m, len(columns))``, ``2 len(columns)`` forward runs."""
     x = np.asarray(x, float)
     sp = problem.space
     cols = np.arange(x.size) if columns is None else np.asarray(columns, int)
+    exact = getattr(problem, "exact_jacobian", None)
+    J = exact(x) if exact is not None else None
+    if J is not None:  # the model's own derivative: no differences of forward runs
+        J = J[:, cols]
+        if with_prior and sp.prior_residuals(x).size:
+            h = sp.fd_steps(diff_step)[cols]
+            pr = []
+            for j, c in enumerate(cols):
+                up, dn = x.copy(), x.copy()
+                up[c] = min(x[c] + h[j], sp.upper[c])
+                dn[c] = max(x[c] - h[j], sp.lower[c])
+                pr.append((sp.prior_residuals(up) - sp.prior_residuals(dn)) / (up[c] - dn[c]))
+            J = np.concatenate([J, np.array(pr).T], axis=0)
+        return J
     h = sp.fd_steps(diff_step)[cols]
     up = np.minimum(x[cols] + h, sp.upper[cols])
     dn = np.maximum(x[cols] - h, sp.lower[cols])

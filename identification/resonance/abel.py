@@ -19,6 +19,16 @@ nothing was measured. That part is handled explicitly by ``below``:
     ``p = 4``), so for those the tail is exact, and it is integrated in closed form
     (incomplete beta function). Values of the characteristic at ``x < b_1`` are what this
     law implies; they are flagged by :attr:`Characteristic.x_first`.
+    For the odd restoring force (:func:`~.inversion.restoring_odd`, ``kink=True``) a dead
+    zone is recognised too: the dead zone's backbone
+    ``V = g b^2 [1 - (2/pi)(arcsin(delta/b) + (delta/b) sqrt(1 - delta^2/b^2))]`` (zero up to
+    the gap's edge ``delta``, then rising as ``(b - delta)^(3/2)``, which no power of ``b``
+    follows) is fitted to the first :data:`N_KINK_FIT` points, and when it fits them
+    :data:`KINK_GAIN` times better (relative RMS) than a power law through the same points
+    it is the law below ``b_1`` (scaled through ``V(b_1)``; :func:`dead_zone_tail`). A record
+    whose first amplitude lies beyond the gap's edge is then inverted as if the gap had been
+    measured; with the power law the force just beyond ``b_1`` came out up to a third low
+    (the power, clipped at 6, spreads the rise over ``[0, b_1]``).
 ``"linear"``
     the same with ``p = 2`` fixed: the system is taken as equivalent-linear (constant
     :math:`\\omega^2`, :math:`\\lambda`) below the first amplitude.
@@ -47,7 +57,7 @@ from .product import abel_product
 from .stieltjes import abel_stieltjes
 
 __all__ = ["METHODS", "BELOW", "abel_integral", "tail_exponent", "power_tail", "wallis",
-           "Characteristic"]
+           "dead_zone_backbone", "dead_zone_fit", "dead_zone_tail", "Characteristic"]
 
 METHODS = {"product": abel_product, "stieltjes": abel_stieltjes}
 BELOW = ("power", "linear", "chord")
@@ -86,8 +96,65 @@ def power_tail(b1: float, V1: float, p: float, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def dead_zone_backbone(b: np.ndarray, delta: float) -> np.ndarray:
+    """:math:`V(b)/g` of a dead zone: ``b^2 [1 - (2/pi)(arcsin u + u sqrt(1 - u^2))]``,
+    ``u = delta / b`` (0 for ``b <= delta``; digest B.4 table), the integrator whose Abel
+    inversion is ``(x - delta)_+``. It rises as ``(b - delta)^(3/2)`` from the gap's edge,
+    which no power of ``b`` follows."""
+    b = np.asarray(b, float)
+    u = np.clip(delta / np.maximum(b, 1e-300), 0.0, 1.0)
+    return b * b * (1.0 - (2.0 / np.pi) * (np.arcsin(u) + u * np.sqrt(1.0 - u * u)))
+
+
+def dead_zone_fit(b: np.ndarray, V: np.ndarray, d_max: float | None = None,
+                  n_scan: int = 200) -> tuple[float, float, float]:
+    """Best ``(g, delta)`` of ``V = g * dead_zone_backbone(b, delta)`` through the points
+    (``delta`` scanned over ``[0, d_max)``, default ``d_max = b[0]``, ``g`` by linear least
+    squares for each) and its RMS residual relative to the RMS of ``V``."""
+    b, V = np.asarray(b, float), np.asarray(V, float)
+    d_max = b[0] if d_max is None else d_max
+    d = d_max * np.linspace(0.0, 0.995, n_scan)
+    B = dead_zone_backbone(b[None, :], d[:, None])
+    BB = np.einsum("ij,ij->i", B, B)
+    g = np.where(BB > 0, B @ V / np.where(BB > 0, BB, 1.0), 0.0)
+    r = np.sqrt(np.mean((V[None, :] - g[:, None] * B) ** 2, axis=1))
+    k = int(np.argmin(r))
+    return float(g[k]), float(d[k]), float(r[k]) / max(float(np.sqrt(np.mean(V * V))), 1e-300)
+
+
+def dead_zone_tail(b1: float, g: float, delta: float, x: np.ndarray,
+                   n: int = 400) -> np.ndarray:
+    """:math:`\\int_0^{\\min(x, b_1)} dV/\\sqrt{x^2-b^2}` for ``V = g *
+    dead_zone_backbone(b, delta)`` on ``[0, b_1]``: product integration on ``n`` nodes from
+    ``delta`` to ``b_1`` clustered at the edge (``b = delta + (b_1 - delta) s^2``, which
+    makes the ``(b - delta)^(3/2)`` rise nearly linear in ``s``); below ``delta`` V is 0."""
+    x = np.atleast_1d(np.asarray(x, float))
+    nodes = delta + (b1 - delta) * np.linspace(0.0, 1.0, n) ** 2
+    Vn = g * dead_zone_backbone(nodes, delta)
+    xc = np.clip(x, nodes[0], None)
+    out = np.zeros_like(x)
+    inside = x > nodes[0]
+    if inside.any():
+        # the integral over [nodes[0], min(x, b1)] of the piecewise-linear V: the kernel is
+        # integrated exactly per interval (product rule), x beyond b1 taken as is
+        slope = np.diff(Vn) / np.diff(nodes)
+        lo, hi = nodes[:-1][None, :], nodes[1:][None, :]
+        xx = xc[inside][:, None]
+        w = np.where(lo < xx, np.arcsin(np.clip(np.minimum(hi, xx) / xx, 0, 1))
+                     - np.arcsin(np.clip(lo / xx, 0, 1)), 0.0)
+        out[inside] = w @ slope
+    return out
+
+
+#: dead-zone law below the first amplitude (``kink=True`` of :func:`abel_integral`): points
+#: fitted, and the relative RMS misfit it must beat the power law's by
+N_KINK_FIT = 8
+KINK_GAIN = 3.0
+
+
 def abel_integral(b: np.ndarray, V: np.ndarray, x: np.ndarray, *, method: str = "product",
-                  below: str = "power", n_fit: int = 4) -> tuple[np.ndarray, float | None]:
+                  below: str = "power", n_fit: int = 4,
+                  kink: bool = False) -> tuple[np.ndarray, float | None]:
     """:math:`I(x) = \\int_0^x dV(b)/\\sqrt{x^2-b^2}` from ``V`` at measured amplitudes.
 
     Parameters
@@ -104,6 +171,10 @@ def abel_integral(b: np.ndarray, V: np.ndarray, x: np.ndarray, *, method: str = 
         Law below ``b[0]``: ``"power"``, ``"linear"`` or ``"chord"`` (module docstring).
     n_fit
         Points used to fit the exponent of the ``"power"`` law.
+    kink
+        With ``"power"``: also fit the dead-zone law (:func:`dead_zone_fit`) to the first
+        :data:`N_KINK_FIT` points and use it below ``b[0]`` when its relative misfit is
+        :data:`KINK_GAIN` times smaller than the power law's (module docstring).
 
     Returns
     -------
@@ -128,6 +199,18 @@ def abel_integral(b: np.ndarray, V: np.ndarray, x: np.ndarray, *, method: str = 
     if below == "chord":
         return quad(np.r_[0.0, b], np.r_[0.0, V], x), None
     p = 2.0 if below == "linear" else tail_exponent(b, V, n_fit)
+    if kink and below == "power" and len(b) >= N_KINK_FIT and V[0] > 0:
+        bb, VV = b[:N_KINK_FIT], V[:N_KINK_FIT]
+        g, delta, r_dz = dead_zone_fit(bb, VV)
+        if np.all(VV > 0):  # the power law through the same points, two parameters too
+            pw = np.exp(np.polyval(np.polyfit(np.log(bb), np.log(VV), 1), np.log(bb)))
+        else:
+            pw = VV[0] * (bb / bb[0]) ** p
+        r_pw = float(np.sqrt(np.mean((VV - pw) ** 2)) / np.sqrt(np.mean(VV * VV)))
+        if delta > 0.0 and g > 0 and KINK_GAIN * r_dz < r_pw:
+            # V(b_1) is kept: the law is scaled to pass through the first measured point
+            g *= V[0] / (g * dead_zone_backbone(b[0], delta))
+            return quad(b, V, x) + dead_zone_tail(b[0], g, delta, x), None
     return quad(b, V, x) + power_tail(b[0], V[0], p, x), p
 
 

@@ -61,11 +61,11 @@ def _check(b, *arrays):
 
 
 def _run(b, V, name, parity, method, below, n_below, outer, monotone=False, weights=None,
-         gaps=()):
+         gaps=(), kink=False):
     x = evaluation_grid(b, n_below)
     if monotone:
         V = isotonic(V, weights)
-    integral, p = abel_integral(b, V, x, method=method, below=below)
+    integral, p = abel_integral(b, V, x, method=method, below=below, kink=kink)
     return Characteristic(x=x, value=outer(x, integral), x_first=float(b[0]), parity=parity,
                           name=name, method=method, below=below, exponent=p,
                           gaps=tuple((float(lo), float(hi)) for lo, hi in gaps))
@@ -92,10 +92,16 @@ def restoring_odd(b, omega2, mu, *, method="product", below="power", n_below=N_B
         ``x > 0`` (a restoring force that does not decrease with displacement).
     gaps
         ``(b_lo, b_hi)`` amplitude gaps [m]: the result is flagged as interpolated there.
+
+    With ``below="power"`` a dead zone is recognised below the first amplitude
+    (:func:`~.abel.abel_integral` with ``kink=True``): when the first measured points follow
+    the dead zone's backbone much better than a power of ``b``, the law below ``b[0]`` is
+    the dead zone's (zero force up to the fitted gap, then linear), and
+    :attr:`~.abel.Characteristic.exponent` is None.
     """
     b, omega2 = _check(b, omega2)
     return _run(b, mu * b * b * omega2, "restoring_odd", -1, method, below, n_below,
-                lambda x, i: 0.5 * i, monotone, weights, gaps)
+                lambda x, i: 0.5 * i, monotone, weights, gaps, kink=True)
 
 
 def restoring_even(b, a0, omega2, mu, *, stiffness="secant", method="product", below="power",

@@ -22,7 +22,52 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["abel_product"]
+__all__ = ["abel_product", "product_weights"]
+
+
+#: the kernel weights of the last few (nodes, query points) pairs: the bootstrap bands and the
+#: offset correction invert many integrators on the same amplitudes, and the weights depend on
+#: the amplitudes only (as PyAbel caches its basis for one image size)
+_CACHE: dict = {}
+_CACHE_SIZE = 16
+
+
+def product_weights(b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Weights ``w`` with ``I(x) = w @ slope`` (``slope`` of V on each node interval): the
+    kernel integrated exactly over each interval, ``arcsin(min(b_i, x)/x) -
+    arcsin(b_{i-1}/x)`` where ``b_{i-1} < x``, else 0; rows of ``x <= b[0]`` are 0.
+
+    Parameters
+    ----------
+    b
+        Increasing nodes [any length unit].
+    x
+        Query points [same unit].
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(len(x), len(b) - 1)``, read-only (shared by the cache).
+    """
+    b = np.ascontiguousarray(b, float)
+    x = np.ascontiguousarray(np.atleast_1d(x), float)
+    key = (b.tobytes(), x.tobytes())
+    w = _CACHE.get(key)
+    if w is not None:
+        return w
+    lo = b[:-1][None, :]
+    hi = b[1:][None, :]
+    xx = x[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_hi = np.clip(np.minimum(hi, xx) / xx, 0.0, 1.0)
+        r_lo = np.clip(lo / xx, 0.0, 1.0)
+        w = np.where(lo < xx, np.arcsin(r_hi) - np.arcsin(r_lo), 0.0)
+    w[x <= b[0]] = 0.0
+    w.setflags(write=False)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = w
+    return w
 
 
 def abel_product(b: np.ndarray, V: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -44,15 +89,5 @@ def abel_product(b: np.ndarray, V: np.ndarray, x: np.ndarray) -> np.ndarray:
     """
     b = np.asarray(b, float)
     V = np.asarray(V, float)
-    x = np.atleast_1d(np.asarray(x, float))
     slope = np.diff(V) / np.diff(b)
-    lo = b[:-1][None, :]
-    hi = b[1:][None, :]
-    xx = x[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r_hi = np.clip(np.minimum(hi, xx) / xx, 0.0, 1.0)
-        r_lo = np.clip(lo / xx, 0.0, 1.0)
-        w = np.where(lo < xx, np.arcsin(r_hi) - np.arcsin(r_lo), 0.0)
-    out = w @ slope
-    out[x <= b[0]] = 0.0
-    return out
+    return product_weights(b, x) @ slope

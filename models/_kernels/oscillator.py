@@ -33,7 +33,8 @@ from models._kernels import NJIT
 
 __all__ = ["TAB_X", "TAB_F", "TAB_S", "P1_INV_MASS", "P1_SIZE",
            "P2_MU_P", "P2_H_P", "P2_G_P", "P2_MU_S", "P2_H_S", "P2_G_S", "P2_SIZE",
-           "STATUS_OK", "STATUS_NONFINITE", "table_eval", "simulate_single", "simulate_two_mode"]
+           "STATUS_OK", "STATUS_NONFINITE", "table_eval", "simulate_single",
+           "simulate_single_sensitivity", "simulate_two_mode"]
 
 TAB_X, TAB_F, TAB_S = 0, 1, 2
 P1_INV_MASS, P1_SIZE = 0, 1
@@ -103,6 +104,123 @@ def simulate_single(phi, hv, dx, par1, x0, v0, h, force, stride, out_x, out_v):
         if (j + 1) % stride == 0:
             out_x[k] = x
             out_v[k] = v
+            k += 1
+    return STATUS_OK
+
+
+@njit(**NJIT)
+def _segment(table, x):
+    """Index ``i`` of the segment :func:`table_eval` uses at ``x`` and the weight ``w`` of row
+    ``i + 1`` in its value (``(1 - w) F_i + w F_{i+1}``; outside ``[0, 1]`` beyond the ends)."""
+    n = table.shape[0]
+    lo = 0
+    hi = n - 1
+    if x < table[1, TAB_X]:
+        i = 0
+    elif x >= table[n - 1, TAB_X]:
+        i = n - 2
+    else:
+        while hi - lo > 1:
+            mid = (lo + hi) >> 1
+            if table[mid, TAB_X] <= x:
+                lo = mid
+            else:
+                hi = mid
+        i = lo
+    return i, (x - table[i, TAB_X]) / (table[i + 1, TAB_X] - table[i, TAB_X])
+
+
+@njit(**NJIT)
+def _acc_sens(x, v, f, phi, hv, dx, inv_m, sx, sv, out):
+    """Acceleration at ``(x, v)`` and, into ``out``, its derivative with respect to the
+    parameters whose state sensitivities are ``sx``, ``sv`` (columns: ``x0``, ``v0``, the
+    rows of ``phi``, the rows of ``hv``)."""
+    ip, wp = _segment(phi, x)
+    ih, wh = _segment(hv, v)
+    d = table_eval(dx, x)
+    dphi = phi[ip, TAB_S]
+    dh = hv[ih, TAB_S]
+    idd, _ = _segment(dx, x)
+    ddx = dx[idd, TAB_S] * v
+    cx = -(dphi + ddx) * inv_m
+    cv = -(dh + d) * inv_m
+    for k in range(out.shape[0]):
+        out[k] = cx * sx[k] + cv * sv[k]
+    np_ = phi.shape[0]
+    out[2 + ip] -= (1.0 - wp) * inv_m
+    out[3 + ip] -= wp * inv_m
+    out[2 + np_ + ih] -= (1.0 - wh) * inv_m
+    out[3 + np_ + ih] -= wh * inv_m
+    a = phi[ip, TAB_F] + dphi * (x - phi[ip, TAB_X])
+    hval = hv[ih, TAB_F] + dh * (v - hv[ih, TAB_X])
+    return (f - hval - d * v - a) * inv_m
+
+
+@njit(**NJIT)
+def simulate_single_sensitivity(phi, hv, dx, par1, x0, v0, h, force, stride, out_x, out_s):
+    """:func:`simulate_single` with the exact derivative of its RK4 map: every ``stride``
+    steps the displacement goes to ``out_x`` and its derivative with respect to ``x0``,
+    ``v0``, the values of the rows of ``phi`` and the values of the rows of ``hv`` to the row
+    of ``out_s`` (``(len(out_x), 2 + len(phi) + len(hv))``). The stages are differentiated as
+    they are computed (chain rule through each RK4 stage), so the result is the derivative
+    of the discrete solution wherever no stage sits on a table node. Returns the status."""
+    inv_m = par1[P1_INV_MASS]
+    n_steps = (force.shape[0] - 1) // 2
+    K = out_s.shape[1]
+    sx = np.zeros(K)
+    sv = np.zeros(K)
+    sx[0] = 1.0
+    sv[1] = 1.0
+    s2x = np.empty(K)
+    s2v = np.empty(K)
+    s3x = np.empty(K)
+    s3v = np.empty(K)
+    s4x = np.empty(K)
+    s4v = np.empty(K)
+    d1 = np.empty(K)
+    d2 = np.empty(K)
+    d3 = np.empty(K)
+    d4 = np.empty(K)
+    x = x0
+    v = v0
+    out_x[0] = x
+    out_s[0, :] = sx
+    half = 0.5 * h
+    sixth = h / 6.0
+    k = 1
+    for j in range(n_steps):
+        f0 = force[2 * j]
+        f1 = force[2 * j + 1]
+        f2 = force[2 * j + 2]
+        a1 = _acc_sens(x, v, f0, phi, hv, dx, inv_m, sx, sv, d1)
+        x2 = x + half * v
+        v2 = v + half * a1
+        for q in range(K):
+            s2x[q] = sx[q] + half * sv[q]
+            s2v[q] = sv[q] + half * d1[q]
+        a2 = _acc_sens(x2, v2, f1, phi, hv, dx, inv_m, s2x, s2v, d2)
+        x3 = x + half * v2
+        v3 = v + half * a2
+        for q in range(K):
+            s3x[q] = sx[q] + half * s2v[q]
+            s3v[q] = sv[q] + half * d2[q]
+        a3 = _acc_sens(x3, v3, f1, phi, hv, dx, inv_m, s3x, s3v, d3)
+        x4 = x + h * v3
+        v4 = v + h * a3
+        for q in range(K):
+            s4x[q] = sx[q] + h * s3v[q]
+            s4v[q] = sv[q] + h * d3[q]
+        a4 = _acc_sens(x4, v4, f2, phi, hv, dx, inv_m, s4x, s4v, d4)
+        x = x + sixth * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v = v + sixth * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        for q in range(K):
+            sx[q] = sx[q] + sixth * (sv[q] + 2.0 * s2v[q] + 2.0 * s3v[q] + s4v[q])
+            sv[q] = sv[q] + sixth * (d1[q] + 2.0 * d2[q] + 2.0 * d3[q] + d4[q])
+        if not (np.isfinite(x) and np.isfinite(v)):
+            return STATUS_NONFINITE
+        if (j + 1) % stride == 0:
+            out_x[k] = x
+            out_s[k, :] = sx
             k += 1
     return STATUS_OK
 
