@@ -571,7 +571,9 @@ def importance(problem, result: Result, *, n: int, rng: np.random.Generator,
     # draws of the attempts a re-polish cut short (not in the posterior)
     info["discarded"] = n_spent
     weighted = info.pop("weighted")
-    distinct = distinct_resample(weighted, rng)
+    # a child stream: the resample draws nothing from ``rng``, so that whatever the caller
+    # draws from it next (the posterior products) is as it would be without the resample
+    distinct = distinct_resample(weighted, rng.spawn(1)[0])
     result.diagnostics["importance"] = info
     result.set_posterior(Posterior(
         "importance", draws, se, np.asarray(result.x_opt, float), chains=distinct["draws"],
