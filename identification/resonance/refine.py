@@ -331,7 +331,7 @@ def refinement_model(curves: ResonanceCurves, t: np.ndarray, x: np.ndarray,
 def refine_resonance(curves, t: np.ndarray, x: np.ndarray, force: np.ndarray, *,
                      max_nfev: int = 100, seed: int = 0, n_draws: int = 4000,
                      diff_step: float = 1e-8, exact_jacobian: bool = True,
-                     **model_kw) -> Result:
+                     params=None, **model_kw) -> Result:
     """Refine the Abel estimate ``curves`` by fitting the simulated oscillator to the record
     (:mod:`identification.resonance.refine`).
 
@@ -357,6 +357,11 @@ def refine_resonance(curves, t: np.ndarray, x: np.ndarray, force: np.ndarray, *,
         Jacobians from the sensitivities of the simulation
         (:meth:`RefinementModel.jacobian`: one run each, against ``2 n`` runs of central
         differences in ``n`` parameters); False: central differences.
+    params : lmfit.Parameters, optional
+        Start values, bounds and ``vary`` of any of the fitted parameters (``x0``, ``v0``,
+        ``preload``, ``restoring_NN``, ``coulomb``, ``damping_NN``; by default the Abel
+        estimate's values in boxes about them: ``result.params`` of an earlier refinement
+        is one); :func:`identification.lmfit_bridge.apply_parameters`.
     **model_kw
         ``hold``, ``n_x``, ``n_v``, ``substeps``, ``decimate``, ``smooth`` of
         :func:`identification.resonance.refine.refinement_model`.
@@ -374,24 +379,29 @@ def refine_resonance(curves, t: np.ndarray, x: np.ndarray, force: np.ndarray, *,
         ``rms_before_m``, ``rms_after_m`` [m], ``simulations``, ``preload_N``,
         ``coulomb_N``). The noise (one level for the displacement and the smoothing rows,
         so their balance and the optimum stay as fitted) is estimated from the residuals.
+        ``result.params``: the fit as :class:`lmfit.Parameters` (Laplace ``stderr`` and
+        ``correl``); ``result.fit_report()`` lmfit's report of it.
     """
+    from identification.lmfit_bridge import apply_parameters, minimizer_result, result_parameters
 
     model = refinement_model(curves, t, x, force, **model_kw)
     space = box_space(model.names, model.units, model.p0, list(zip(model.lower, model.upper)))
+    space = apply_parameters(space, params)
     problem = ResidualProblem(space, model, model.n_residuals,
                               jacobian_fn=model.jacobian if exact_jacobian else None)
-    result = least_squares(problem, starts=0, first_guess=model.p0, max_nfev=max_nfev,
+    result = least_squares(problem, starts=0, first_guess=space.start(), max_nfev=max_nfev,
                            diff_step=diff_step, origin="Abel estimate",
                            kind="resonance_refinement")
     result.seed = seed
+    full = space.full(result.x_opt[None, :])[0]        # every parameter, fixed ones too
     r0 = model.residual(model.p0)
-    r1 = model.residual(result.x_opt)
+    r1 = model.residual(full)
     problem = reweight(problem, result)
     laplace(problem, result, rng=np.random.default_rng(seed), diff_step=diff_step,
             n_draws=n_draws)
     post = result.posterior
     result.parameters = summarize(space, post.samples, post.x_map, post.stderr)
-    F0, phi, Fc, qv = model.tables(result.x_opt)
+    F0, phi, Fc, qv = model.tables(full)
     seq = curves.sequence
     xs = np.linspace(-seq.b[-1], seq.b[-1], 401)
     vs = np.linspace(0, seq.v[-1], 201)[1:]
@@ -409,4 +419,7 @@ def refine_resonance(curves, t: np.ndarray, x: np.ndarray, force: np.ndarray, *,
         "coulomb_N": float(Fc)}
     result.settings.update({"max_nfev": max_nfev, "diff_step": diff_step,
                             "n_draws": n_draws, **model_kw})
+    result.params = result_parameters(space, result)
+    result.lmfit_result = minimizer_result(problem, result, result.params,
+                                           method="least squares (trust-region reflective)")
     return result

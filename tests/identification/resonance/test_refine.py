@@ -100,3 +100,25 @@ def test_sensitivity_jacobian_matches_central_differences():
         col = (model.residual(a) - model.residual(b)) / (2 * step[j])
         errs.append(np.linalg.norm(J[:, j] - col) / np.linalg.norm(col))
     assert np.median(errs) < 1e-6 and max(errs) < 1e-2, (np.median(errs), max(errs))
+
+
+def test_the_refinement_speaks_lmfit():
+    """``result.params`` is the refinement as lmfit.Parameters (the estimates, Laplace
+    standard errors); handed back with a parameter held (``vary`` False), the next refinement
+    keeps it there and fits the rest from the given start; ``fit_report`` is lmfit's."""
+    p = G.CASES["preload"]
+    t, x, f = load("preload")
+    abel = identify_own_resonance(amplitude_sequence(t, x, f, p["nu"], p["mass"]),
+                                  offset=False)
+    first = refine_resonance(abel, t, x, f)
+    params = first.params
+    assert params["preload"].value == pytest.approx(first.parameters["preload"]["map"])
+    assert params["restoring_03"].stderr == pytest.approx(
+        first.parameters["restoring_03"]["stderr"], rel=1e-9)
+    params["preload"].set(value=0.95 * params["preload"].value, vary=False)
+    second = refine_resonance(abel, t, x, f, params=params)
+    assert second.curves["preload"] == pytest.approx(params["preload"].value, rel=1e-12)
+    assert second.parameters["preload"]["prior"]["kind"] == "fixed"
+    assert "preload" not in second.params or not second.params["preload"].vary
+    report = second.fit_report()
+    assert "[[Variables]]" in report and "restoring_03" in report
