@@ -13,6 +13,7 @@ lmfit's sine transform). Prints one line per problem and engine.
 """
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
@@ -109,7 +110,9 @@ def four_starts(label, problem, hold):
           f"{out.nfev:5d}  cpu {time.process_time() - t:7.2f} s")
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    """Run every problem through both engines (no options)."""
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
     for name, units in (("lateral_double_loop", ("m", "N")),
                         ("axial_brake_two_slips", ("rad", "N*m"))):
         problem, hold = hysteresis_problem(name, units)
@@ -117,3 +120,8 @@ if __name__ == "__main__":
         four_starts(name, problem, hold)
     problem, hold = rig_problem("step.parquet", "actuator.toml")
     run("rig step.parquet", problem, hold, 200)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
