@@ -18,7 +18,8 @@ type
     (3 principal moments, 9 numbers or a 3x3 matrix), ``number/WORD`` (a number or the
     string WORD: ``number/record``, ``number/auto``), ``interval`` (a number or
     ``[lower, upper]``), ``table`` (a table its reader checks, e.g. a
-    hysteresis element), ``table/WORD`` (such a table or the string WORD).
+    hysteresis element), ``table/WORD`` (such a table or the string WORD), ``boolean/A/B``
+    (true, false or one of the strings).
 unit
     SI unit, ``-`` for none.
 default
@@ -103,7 +104,7 @@ class Key:
         """The strings a ``choice`` key takes (``number+record``: ``("record",)``)."""
         if self.type.startswith("choice:"):
             return tuple(self.type.split(":", 1)[1].split(","))
-        if self.type.startswith(("number/", "table/")):
+        if self.type.startswith(("number/", "table/", "boolean/")):
             return tuple(self.type.split("/")[1:])
         return ()
 
@@ -142,6 +143,8 @@ class Key:
         kind = {"integer": "whole number", "vector": "numbers", "rows": "rows of numbers",
                 "strings": "list of strings", "files": "a file or a list of files"}.get(
             self.type.split(":")[0], self.type.split(":")[0])
+        if self.type.startswith("boolean/"):
+            kind = "true, false or " + " or ".join(f'"{w}"' for w in self.choices)
         if self.type.startswith("table/"):
             kind = "a table or " + " or ".join(f'"{w}"' for w in self.choices)
         if self.type.startswith("number/"):
@@ -205,6 +208,8 @@ class Key:
             out = {"anyOf": [{"type": "number"}, {**vec, "minItems": 2, "maxItems": 2}]}
         elif base == "table":
             out = {"type": "object"}
+        elif base.startswith("boolean/"):
+            out = {"anyOf": [{"type": "boolean"}, {"enum": list(self.choices)}]}
         elif base.startswith("table/"):
             out = {"anyOf": [{"type": "object"}, {"enum": list(self.choices)}]}
         else:  # pragma: no cover - a declaration with a type this module does not know

@@ -16,7 +16,10 @@ The kinds of document (:data:`KINDS`):
     :data:`identification.rig.IDENTIFY`;
 ``appendage``
     a rod appendage configuration (``dockrecon simulate appendage``):
-    :data:`models.appendage.APPENDAGE`.
+    :data:`models.appendage.APPENDAGE`;
+``campaign``, ``fleet``
+    a campaign manifest (``dockrecon campaign``) and a fleet manifest (``dockrecon fleet``,
+    a campaign manifest with a ``[fleet]`` table): :mod:`recon.manifest`.
 
 Every key is declared once, beside its reader (:mod:`models.schema`): the scenario tables in
 ``models/<unit>/schema.py`` and :mod:`models.schema`, ``[model]`` and ``[optimizer]`` in
@@ -44,7 +47,7 @@ __all__ = ["KINDS", "SCHEMA_DIR", "ENVELOPE", "run_tables", "document", "json_do
            "schema_path", "write_all"]
 
 #: the kinds of document with a declared schema
-KINDS = ("run", "scenario", "rig", "appendage")
+KINDS = ("run", "scenario", "rig", "appendage", "campaign", "fleet")
 #: the kinds whose document does not depend on a docking unit: title and description
 _OTHER = {
     "rig": ("dockrecon hydraulic rig configuration",
@@ -55,6 +58,13 @@ _OTHER = {
                   "dockrecon simulate appendage CONFIG.toml: a spacecraft with a chain of "
                   "elastic rods, their hinges, loads, clamps and initial state "
                   "(models.appendage)."),
+    "campaign": ("dockrecon campaign manifest",
+                 "dockrecon campaign MANIFEST.toml: the flights ([[flight]], [[glob]]) and "
+                 "their shared settings ([defaults]); paths relative to the manifest "
+                 "(recon.app.campaign)."),
+    "fleet": ("dockrecon fleet manifest",
+              "dockrecon fleet MANIFEST.toml: a campaign manifest with a [fleet] table, the "
+              "shared parameters and the fit's settings (recon.app.fleet)."),
 }
 #: where the JSON Schema files are shipped (package data of recon)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
@@ -104,6 +114,10 @@ def document(kind: str, unit: str | None = None) -> Table:
         from models.appendage import APPENDAGE
 
         return APPENDAGE
+    if kind in ("campaign", "fleet"):
+        from recon.manifest import CAMPAIGN, FLEET
+
+        return CAMPAIGN if kind == "campaign" else FLEET
     raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
 
 

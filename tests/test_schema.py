@@ -79,12 +79,14 @@ def test_every_shipped_scenario_validates(unit):
 OTHER_FILES = {
     "rig": sorted(ROOT.joinpath("telemetry_samples/rig").glob("*.toml")),
     "appendage": sorted(ROOT.joinpath("models/presets").glob("appendage_*.toml")),
+    "campaign": [ROOT / "telemetry_samples/flights/campaign.toml"],
+    "fleet": [ROOT / "telemetry_samples/fleet/fleet.toml"],
 }
 
 
 def test_every_shipped_toml_is_a_covered_kind_or_a_known_other_kind():
     """A new kind of shipped TOML must be given a schema or named here."""
-    others = {"fleet.toml", "campaign.toml", "coupling_l3.modes.toml",
+    others = {"coupling_l3.modes.toml",
               "axial_brake_two_slips.start.toml", "lateral_double_loop.start.toml"}
     covered = {p for files in OTHER_FILES.values() for p in files}
     for path in list(ROOT.joinpath("models").rglob("*.toml")) + list(
@@ -400,7 +402,38 @@ def _read_appendage(d):
     return AppendageConfig.from_dict(copy.deepcopy(d))
 
 
-OTHER_READERS = {"rig": _read_rig, "appendage": _read_appendage}
+def _manifest_reader(kind):
+    """A reader of a manifest's parsed tables: the manifest's reader on the shipped file, its
+    tables replaced by the given ones (paths stay relative to the shipped file)."""
+    from unittest import mock
+
+    from recon.app.campaign import load_manifest
+    from recon.app.fleet import load_fleet
+
+    def read(d):
+        with mock.patch("recon.io.load_toml", lambda _path: copy.deepcopy(d)):
+            return (load_manifest if kind == "campaign" else load_fleet)(OTHER_FILES[kind][0])
+    return read
+
+
+OTHER_READERS = {"rig": _read_rig, "appendage": _read_appendage,
+                 "campaign": _manifest_reader("campaign"), "fleet": _manifest_reader("fleet")}
+
+
+def _other_bases(kind):
+    """The shipped files of ``kind`` and, for a manifest, the tables they lack: a flight's
+    own options, a [[glob]] (alone: its flights are named by their files)."""
+    out = [load_toml(f) for f in OTHER_FILES[kind]]
+    if kind in ("campaign", "fleet"):
+        d = copy.deepcopy(out[0])
+        d["flight"][0]["options"] = {"mcmc": "auto"}
+        out.append(d)
+        d = {k: v for k, v in copy.deepcopy(out[0]).items() if k != "flight"}
+        d["glob"] = [{"pattern": "realistic/*.parquet", "config": "realistic/run.toml",
+                      "options": {"mcmc": False}} if kind == "campaign" else
+                     {"pattern": "flight_*.mechanism.parquet", "options": {"mcmc": False}}]
+        out.append(d)
+    return out
 
 
 def _other_tables(table: Table, path=()):
@@ -424,10 +457,9 @@ def _other_cases(kind):
     """``(path, table, base)``: each fixed table of ``kind``'s declaration with a shipped file
     that holds it (the first such file)."""
     doc = document(kind)
-    yield (), doc, load_toml(OTHER_FILES[kind][0])
+    yield (), doc, _other_bases(kind)[0]
     for path, table in _other_tables(doc):
-        for f in OTHER_FILES[kind]:
-            d = load_toml(f)
+        for d in _other_bases(kind):
             try:
                 _at(d, path)
             except (KeyError, IndexError):
@@ -438,12 +470,18 @@ def _other_cases(kind):
             raise AssertionError(f"no shipped {kind} file has {_dotted_of(path)}")
 
 
-def _other_example(key: Key, table: Mapping, present=None):
+def _other_example(key: Key, table: Mapping, present=None, kind=None):
     """A value of ``key`` the reader accepts in ``table`` as it stands."""
     if present is None and key.type == "vector:2" and key.default is None:
         return [0.0, 1.0]                     # an [identify.bounds] box: lower < upper
     if present is None and key.name == "phi_rate":
         return [0.1] * len(table["phi"])      # one rate per rod
+    if present is None and key.name == "truth":   # a file beside the manifest
+        return {"campaign": "nominal.truth.json", "fleet": "flight_1.truth.json"}[kind]
+    if present is None and key.name == "config":
+        return "run.toml"
+    if present is None and key.name == "scenario":
+        return "../../models/probe_cone/presets/reference.toml"
     return _example(key, present)
 
 
@@ -462,7 +500,7 @@ def test_other_reader_and_declaration_agree_on_every_key(kind):
         for key in table.keys():
             d = copy.deepcopy(base)
             t = _at(d, path)
-            t[key.name] = _other_example(key, t, t.get(key.name))
+            t[key.name] = _other_example(key, t, t.get(key.name), kind)
             read(d)
             assert not [e.message for e in v.iter_errors(d)], (path, key.name)
         # every table the declaration requires: refused by both when missing
@@ -481,7 +519,8 @@ def test_other_reader_and_declaration_agree_on_every_key(kind):
                 assert not v.is_valid(d), (path, key.name)
 
 
-@pytest.mark.parametrize("kind,least", [("rig", 40), ("appendage", 15)])
+@pytest.mark.parametrize("kind,least", [("rig", 40), ("appendage", 15), ("campaign", 30),
+                                        ("fleet", 45)])
 def test_other_value_out_of_declared_bounds_is_refused_by_both(kind, least):
     read, v = OTHER_READERS[kind], _validator(kind)
     checked = 0
@@ -508,8 +547,14 @@ def _other_dataclasses():
     from models import appendage as A
     from models import hydraulic as H
 
+    from identification.engines.fleet import FleetSettings
+    from recon.manifest import FLEET_TABLE
+
     ident = R.IDENTIFY
-    return {"rig": ((H.ActuatorParams, H.ACTUATOR), (H.SolverSettings, H.SOLVER),
+    fleet = FLEET_TABLE.replace(entries=tuple(e for e in FLEET_TABLE.entries
+                                              if e.name != "shared"))
+    return {"campaign": (), "fleet": ((FleetSettings, fleet),),
+            "rig": ((H.ActuatorParams, H.ACTUATOR), (H.SolverSettings, H.SOLVER),
                     (H.LoadSettings, H.LOAD), (H.HexapodGeometry, H.HEXAPOD),
                     (R.IdentifySettings, ident)),
             "appendage": ((A.AppendageConfig, A.APPENDAGE), (A.Spacecraft, A.SPACECRAFT),
@@ -539,8 +584,9 @@ def test_other_declarations_are_the_dataclasses(kind):
         assert {k.name: k.default for k in IDENTIFY["noise"].keys()} == _DEFAULT_NOISE
 
 
-@pytest.mark.parametrize("kind", OTHER_FILES)
-def test_declared_other_defaults_are_what_the_reader_takes(kind):
+@pytest.mark.parametrize("kind,least", [("rig", 8), ("appendage", 8), ("campaign", 1),
+                                        ("fleet", 9)])
+def test_declared_other_defaults_are_what_the_reader_takes(kind, least):
     """The file read without an optional key is the file read with the key at its declared
     default."""
     read = OTHER_READERS[kind]
@@ -555,7 +601,7 @@ def test_declared_other_defaults_are_what_the_reader_takes(kind):
             _at(with_default, path)[key.name] = copy.deepcopy(key.default)
             assert repr(read(without)) == repr(read(with_default)), (path, key.name)
             checked += 1
-    assert checked >= 8
+    assert checked >= least
 
 
 # ------------------------------------------------------------------------------------------

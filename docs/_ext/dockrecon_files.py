@@ -9,7 +9,8 @@
   and of each docking unit's scenario, from the declared schemas the readers validate with
   (:mod:`recon.schema`, :mod:`models.schema`): type, unit, default, bounds and meaning, and
   :data:`recon.config.DEFAULT_RUN`;
-* the keys of the other input files (rig, appendage), from their declared schemas too
+* the keys of the other input files (rig, appendage, campaign and fleet manifests), from
+  their declared schemas too
   (:func:`recon.schema.document`);
 * the telemetry channels of each registered docking unit (:attr:`models.unit.DockingUnit.
   channels`) and the columns of ground-test records (:data:`models.limits.COLUMN_RANGES`).
@@ -183,6 +184,10 @@ OTHER_FILES = (
     ("Hydraulic rig configuration", "dockrecon simulate rig RIG.toml, dockrecon identify rig "
      "--config RIG.toml", "rig", ("telemetry_samples/rig/actuator.toml",
                                   "telemetry_samples/rig/platform.toml")),
+    ("Campaign manifest", "dockrecon campaign MANIFEST.toml", "campaign",
+     ("telemetry_samples/flights/campaign.toml",)),
+    ("Fleet manifest: a campaign manifest with a [fleet] table", "dockrecon fleet "
+     "MANIFEST.toml", "fleet", ("telemetry_samples/fleet/fleet.toml",)),
 )
 
 
@@ -199,8 +204,11 @@ def other_files_section() -> str:
                    f"(``dockrecon schema {kind}``). The keys are the declared schema the "
                    "readers validate with; unknown keys are errors (exit code 2) naming the "
                    "dotted key.\n\n")
+        # a fleet manifest: only the table it adds to a campaign manifest
+        rows = (_declared_rows(document(kind)["fleet"], "fleet.") if kind == "fleet"
+                else _declared_rows(document(kind)))
         out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
-                          _declared_rows(document(kind)), [26, 7, 9, 10, 18, 30]))
+                          rows, [26, 7, 9, 10, 18, 30]))
     out.append(_heading("Hysteresis element tables", "~"))
     out.append("``dockrecon identify hysteresis RECORD --element START.toml`` (samples "
                "``telemetry_samples/static/*.start.toml``). The layout, from the docstring of "
