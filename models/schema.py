@@ -13,7 +13,7 @@ Keys are written one a line, ``name | type | unit | default | bounds | help``
 type
     ``number``, ``integer``, ``boolean``, ``string``, ``choice:A,B`` (one of the strings),
     ``vector:N`` (N numbers; ``vector``: any number of them), ``rows:N`` (a list of rows of
-    N numbers), ``strings`` (a list of strings), ``files`` (a string or a list of strings:
+    N numbers; ``rows``: a matrix), ``strings`` (a list of strings), ``files`` (a string or a list of strings:
     one file or several), ``inertia``
     (3 principal moments, 9 numbers or a 3x3 matrix), ``number/WORD`` (a number or the
     string WORD: ``number/record``, ``number/auto``), ``interval`` (a number or
@@ -198,8 +198,9 @@ class Key:
             out = {"anyOf": [{"type": "string"},
                              {"type": "array", "items": {"type": "string"}, "minItems": 1}]}
         elif base == "rows":
-            out = {"type": "array", "items": {**vec, "minItems": self.size,
-                                              "maxItems": self.size}}
+            out = {"type": "array", "items": (dict(vec) if self.size is None else
+                                              {**vec, "minItems": self.size,
+                                               "maxItems": self.size})}
         elif base == "inertia":
             row3 = {**vec, "minItems": 3, "maxItems": 3}
             out = {"anyOf": [row3, {**vec, "minItems": 9, "maxItems": 9},
@@ -230,7 +231,8 @@ class Table:
     :class:`Table` or a :class:`Key`), ``item_name`` its placeholder in the documentation,
     ``entries`` the table's fixed keys beside them. ``source``: the table also takes a
     free-text ``source`` (where its values come from). ``array``: the document holds a list
-    of such tables (``[[name]]``, an array of tables), each entry checked alike."""
+    of such tables (``[[name]]``, an array of tables), each entry checked alike. ``word``: the
+    string that may stand for the table (a hysteresis element's ``negative = "mirror"``)."""
 
     name: str
     help: str = ""
@@ -240,6 +242,7 @@ class Table:
     item: Union[Key, "Table", None] = None
     item_name: str = "NAME"
     array: bool = False
+    word: str = ""
 
     def __post_init__(self) -> None:
         if self.source and "source" not in {e.name for e in self.entries}:
@@ -271,7 +274,7 @@ class Table:
         extra = tuple(kw.pop("extra", ()))
         d = dict(name=self.name, help=self.help, entries=self.entries + extra,
                  required=self.required, source=self.source, item=self.item,
-                 item_name=self.item_name, array=self.array)
+                 item_name=self.item_name, array=self.array, word=self.word)
         d.update(kw)
         return Table(**d)
 
@@ -286,6 +289,9 @@ class Table:
         out["additionalProperties"] = (False if self.item is None else self.item.schema())
         if self.array:
             return {"type": "array", "description": out.pop("description"), "items": out}
+        if self.word:
+            return {"description": out.pop("description"),
+                    "anyOf": [out, {"enum": [self.word]}]}
         return out
 
 

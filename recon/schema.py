@@ -17,6 +17,12 @@ The kinds of document (:data:`KINDS`):
 ``appendage``
     a rod appendage configuration (``dockrecon simulate appendage``):
     :data:`models.appendage.APPENDAGE`;
+``hysteresis``
+    a hysteresis element table (``dockrecon identify hysteresis --element``):
+    :data:`models.hysteresis.ELEMENT`;
+``modes``
+    the modes file of a non-own resonance test (``dockrecon identify resonance-coupling
+    --modes``): :data:`identification.modes_schema.MODES`;
 ``campaign``, ``fleet``
     a campaign manifest (``dockrecon campaign``) and a fleet manifest (``dockrecon fleet``,
     a campaign manifest with a ``[fleet]`` table): :mod:`recon.manifest`.
@@ -47,7 +53,7 @@ __all__ = ["KINDS", "SCHEMA_DIR", "ENVELOPE", "run_tables", "document", "json_do
            "schema_path", "write_all"]
 
 #: the kinds of document with a declared schema
-KINDS = ("run", "scenario", "rig", "appendage", "campaign", "fleet")
+KINDS = ("run", "scenario", "rig", "appendage", "hysteresis", "modes", "campaign", "fleet")
 #: the kinds whose document does not depend on a docking unit: title and description
 _OTHER = {
     "rig": ("dockrecon hydraulic rig configuration",
@@ -58,6 +64,16 @@ _OTHER = {
                   "dockrecon simulate appendage CONFIG.toml: a spacecraft with a chain of "
                   "elastic rods, their hinges, loads, clamps and initial state "
                   "(models.appendage)."),
+    "hysteresis": ("dockrecon hysteresis element",
+                   "dockrecon identify hysteresis RECORD --element START.toml: a "
+                   "piecewise-linear hysteresis element, its two sides' branch tables "
+                   "(models.hysteresis). A side takes k_max (variant constant) or k3 "
+                   "(variant friction_brake), a branch Q or k."),
+    "modes": ("dockrecon modes file of a non-own resonance test",
+              "dockrecon identify resonance-coupling RECORD --modes MODES.toml: the modal "
+              "matrix, the record columns of the quasi-normal coordinates, the excited and "
+              "observed modes, the resonance's order and the observed mode's own "
+              "characteristics (identification.resonance.pipeline.coupling_settings)."),
     "campaign": ("dockrecon campaign manifest",
                  "dockrecon campaign MANIFEST.toml: the flights ([[flight]], [[glob]]) and "
                  "their shared settings ([defaults]); paths relative to the manifest "
@@ -114,6 +130,14 @@ def document(kind: str, unit: str | None = None) -> Table:
         from models.appendage import APPENDAGE
 
         return APPENDAGE
+    if kind == "hysteresis":
+        from models.hysteresis import ELEMENT
+
+        return ELEMENT
+    if kind == "modes":
+        from identification.modes_schema import MODES
+
+        return MODES
     if kind in ("campaign", "fleet"):
         from recon.manifest import CAMPAIGN, FLEET
 

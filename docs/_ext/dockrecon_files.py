@@ -9,8 +9,8 @@
   and of each docking unit's scenario, from the declared schemas the readers validate with
   (:mod:`recon.schema`, :mod:`models.schema`): type, unit, default, bounds and meaning, and
   :data:`recon.config.DEFAULT_RUN`;
-* the keys of the other input files (rig, appendage, campaign and fleet manifests), from
-  their declared schemas too
+* the keys of the other input files (rig, appendage, hysteresis element, modes file,
+  campaign and fleet manifests), from their declared schemas too
   (:func:`recon.schema.document`);
 * the telemetry channels of each registered docking unit (:attr:`models.unit.DockingUnit.
   channels`) and the columns of ground-test records (:data:`models.limits.COLUMN_RANGES`).
@@ -192,8 +192,6 @@ OTHER_FILES = (
 
 
 def other_files_section() -> str:
-    from identification.resonance.pipeline import MODE_S_KEYS, MODES_KEYS
-
     from recon.schema import document, schema_path
 
     out = [_heading("Other input files", "-")]
@@ -219,14 +217,22 @@ def other_files_section() -> str:
     layout = layout.split("::", 1)[-1].split("\n\n", 2)
     block = layout[1] if len(layout) > 1 else ""
     out.append("::\n\n" + block.rstrip() + "\n\n")
-    out.append("Top-level keys: " + ", ".join(f"``{k}``" for k in sorted(H._TOP_KEYS))
-               + ".\n\n")
+    out.append("The keys, the declared schema the reader validates with (JSON Schema "
+               f"``{schema_path('hysteresis').relative_to(ROOT)}``, ``dockrecon schema "
+               "hysteresis``; ``positive.forward`` stands for every branch, "
+               "``negative`` takes the keys of ``positive``):\n\n")
+    rows = [r for r in _declared_rows(document("hysteresis"))
+            if not r[0].startswith(("``negative.", "``positive.backward."))]
+    out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                      rows, [26, 7, 9, 10, 18, 30]))
     out.append(_heading("Modes file of a non-own resonance test", "~"))
     out.append("``dockrecon identify resonance-coupling RECORD --modes MODES.toml`` (sample "
                "``telemetry_samples/resonance/coupling_l3.modes.toml``; "
-               ":func:`identification.resonance.pipeline.coupling_settings`). Keys: "
-               + ", ".join(f"``{k}``" for k in sorted(MODES_KEYS)) + "; in ``[mode_s]``: "
-               + ", ".join(f"``mode_s.{k}``" for k in sorted(MODE_S_KEYS)) + ".\n\n")
+               ":func:`identification.resonance.pipeline.coupling_settings`; JSON Schema "
+               f"``{schema_path('modes').relative_to(ROOT)}``, ``dockrecon schema modes``). "
+               "The keys:\n\n")
+    out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                      _declared_rows(document("modes")), [26, 7, 9, 10, 18, 30]))
     return "".join(out)
 
 
