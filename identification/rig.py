@@ -36,6 +36,7 @@ import numpy as np
 
 from models import hydraulic as H
 from models.errors import DataError, InputError
+from models.schema import Key, Table, keys
 
 from identification.engines import laplace, least_squares
 from identification.ground_test import box_space, reweight
@@ -48,7 +49,7 @@ from identification.result import Result, summarize
 __all__ = ["FITTABLE", "NUISANCE", "RECORD_UNITS", "METHOD", "IdentifySettings", "RigRecord",
            "actuator_model_channels", "platform_model_channels", "parameter_boxes",
            "nuisance_parameters", "record_channels", "noise_of", "RigResidual",
-           "identifiability_report", "identify_rig"]
+           "identifiability_report", "identify_rig", "IDENTIFY"]
 
 #: Actuator parameters that can be fitted: name -> unit.
 FITTABLE = {
@@ -70,6 +71,25 @@ _DEFAULT_NOISE = {"x_v": 0.01, "p_A": 5e4, "p_B": 5e4, "x_p": 1e-4, "len": 1e-4}
 RHO_LIMIT = 0.95
 REL_SE_LIMIT = 0.5
 
+#: declared schema of a rig configuration's ``[identify]`` table (models.schema), which
+#: :meth:`IdentifySettings.from_dict` takes its keys from; ``[identify.bounds]`` and
+#: ``[identify.noise]`` take the names of :data:`FITTABLE` and of the noise channels
+IDENTIFY = Table("identify", "Identification settings of dockrecon identify rig "
+                 "(identification.rig.IdentifySettings).", keys("""
+kind       | choice:actuator,platform | - | 'actuator' | - | the record's kind: one actuator
+| on the bench or the 6-DOF platform
+parameters | strings | - | required | - | the fitted parameters (names of [identify.bounds])
+max_nfev   | integer | - | 200      | [1, ] | largest number of model evaluations of the fit
+""") + (Table("bounds", "Box of a fitted parameter, NAME = [lower, upper] with lower < upper "
+              "[SI] (default start/5 .. start*5, delay 0 .. 0.05 s, leakage 0 .. 1e-10).",
+              tuple(Key(n, "vector:2", u, help=f"box of {n}") for n, u in FITTABLE.items()),
+              source=False),
+        Table("noise", "Start value of a channel's noise level (re-estimated from the "
+              "residuals of the fit) [channel units].",
+              tuple(Key(n, "number", "", v, 0.0, exclusive_minimum=True, physical=False,
+                        help=f"sigma of {n}") for n, v in _DEFAULT_NOISE.items()),
+              source=False)), source=False)
+
 
 @dataclass(frozen=True)
 class IdentifySettings:
@@ -85,7 +105,7 @@ class IdentifySettings:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "IdentifySettings":
-        allowed = {"kind", "parameters", "bounds", "noise", "max_nfev"}
+        allowed = IDENTIFY.names()
         for k in d:
             if k not in allowed:
                 raise InputError(f"unknown key (allowed: {', '.join(sorted(allowed))})",
@@ -102,17 +122,21 @@ class IdentifySettings:
                                  key="identify.parameters")
         bounds = {}
         for n, b in dict(d.get("bounds", {})).items():
-            if n not in FITTABLE or not isinstance(b, list) or len(b) != 2 or not b[0] < b[1]:
+            if n not in IDENTIFY["bounds"].names() or not isinstance(b, list) or len(b) != 2 or not b[0] < b[1]:
                 raise InputError("expected NAME = [lower, upper] with lower < upper",
                                  key=f"identify.bounds.{n}")
             bounds[n] = (float(b[0]), float(b[1]))
         noise = {}
         for n, v in dict(d.get("noise", {})).items():
-            if n not in _DEFAULT_NOISE or not isinstance(v, (int, float)) or not v > 0:
+            if n not in IDENTIFY["noise"].names() or not isinstance(v, (int, float)) or not v > 0:
                 raise InputError(f"expected a positive sigma for one of {list(_DEFAULT_NOISE)}",
                                  key=f"identify.noise.{n}")
             noise[n] = float(v)
-        return cls(kind, tuple(names), bounds, noise, int(d.get("max_nfev", 200)))
+        nfev = d.get("max_nfev", IDENTIFY["max_nfev"].default)
+        if isinstance(nfev, bool) or not isinstance(nfev, int) or nfev < 1:
+            raise InputError(f"expected a whole number >= 1, got {nfev!r}",
+                             key="identify.max_nfev")
+        return cls(kind, tuple(names), bounds, noise, nfev)
 
 
 @dataclass(frozen=True)

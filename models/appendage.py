@@ -61,14 +61,82 @@ from models._kernels import appendage as _k
 from models._kernels.appendage_integrate import integrate as _integrate
 from models.errors import InputError
 from models.limits import check_memory, check_range
+from models.schema import Table, keys
 
 __all__ = [
     "Spacecraft", "Rod", "Hinge", "Load", "Clamp", "InitialState", "AppendageConfig",
-    "AppendageResult", "ClampEvent", "simulate", "linear_frequencies", "COLUMN_UNITS",
+    "AppendageResult", "ClampEvent", "APPENDAGE", "simulate", "linear_frequencies", "COLUMN_UNITS",
     "column_names", "preset_path",
 ]
 
 FORMULATIONS = ("full", "reduced")
+
+# --------------------------------------------------------------------------------------------
+# declared schema of the configuration TOML (models.schema): AppendageConfig.from_dict takes
+# its key sets, their order in its messages and the required keys from it
+# --------------------------------------------------------------------------------------------
+SPACECRAFT = Table("spacecraft", "The rigid spacecraft (models.appendage.Spacecraft).", keys("""
+mass    | number   | kg     | required   | >0 | M_0
+inertia | number   | kg m^2 | required   | >0 | J_0, moment of inertia about the centre of
+| mass C
+attach  | vector:2 | m      | [0.0, 0.0] | -  | attachment point (node 0) in body axes Cxy
+"""), required=True, source=False)
+
+RODS = Table("rods", "One inextensible Euler-Bernoulli rod per entry, from the spacecraft "
+             "outwards (models.appendage.Rod).", keys("""
+length            | number | m      | required | >0  | l_k
+linear_mass       | number | kg/m   | required | >0  | m_k
+bending_stiffness | number | N m^2  | required | >0  | EI_k
+tip_mass          | number | kg     | 0.0      | >=0 | point mass at the rod's outer node
+"""), required=True, source=False, array=True)
+
+HINGES = Table("hinges", "One elastic-viscous hinge per rod: hinge 0 joins the spacecraft to "
+               "rod 1, hinge k rod k to rod k+1 (models.appendage.Hinge).", keys("""
+stiffness | number | N m/rad   | 0.0 | >=0 | kappa_k
+damping   | number | N m s/rad | 0.0 | >=0 | nu_k
+"""), required=True, source=False, array=True)
+
+LOADS = Table("loads", "Constant force and moment on the spacecraft for t_start <= t < t_end "
+              "(models.appendage.Load).", keys("""
+t_start | number   | s   | required   | >=0 | start of the window
+t_end   | number   | s   | required   | -   | end of the window (after t_start)
+force   | vector:2 | N   | [0.0, 0.0] | -   | (X_C, Y_C) in body axes, at C
+moment  | number   | N m | 0.0        | -   | M_C
+"""), source=False, array=True)
+
+INITIAL = Table("initial", "Initial state; bending and its rates start at zero "
+                "(models.appendage.InitialState).", keys("""
+phi      | vector   | rad   | required   | - | chord angles from the body x axis, one per rod
+phi_rate | vector   | rad/s | -          | - | chord angle rates, one per rod (zeros when
+| absent)
+Omega    | number   | rad/s | 0.0        | - | spacecraft angular velocity
+v_C      | vector:2 | m/s   | [0.0, 0.0] | - | velocity of C in body axes
+"""), required=True, source=False)
+
+CLAMPS = Table("clamps", "Elastic-viscous clamp of one hinge, at most one per hinge "
+               "(models.appendage.Clamp).", keys("""
+hinge     | integer | -         | required | >=0 | hinge index k (0 .. n-1)
+threshold | number  | rad       | required | >0  | engages when the hinge's relative chord
+| angle first falls below it
+stiffness | number  | N m/rad   | required | >=0 | hinge stiffness after engagement
+damping   | number  | N m s/rad | required | >=0 | hinge damping after engagement
+"""), source=False, array=True)
+
+#: the configuration of ``dockrecon simulate appendage`` (:meth:`AppendageConfig.from_dict`)
+APPENDAGE = Table("appendage", "Spacecraft with a chain of elastic rods "
+                  "(models.appendage.AppendageConfig).", keys("""
+formulation   | choice:full,reduced | - | required | -      | "full" (3n + 3 equations) or
+| "reduced" (n + 3, quasi-static bending)
+duration      | number  | s | required | >0     | simulated time
+output_points | integer | - | required | [2, ]  | equally spaced output times on [0, duration]
+| (both ends included)
+""") + (SPACECRAFT, RODS, HINGES, LOADS, INITIAL, CLAMPS), source=False)
+
+
+def _spec(t: Table) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys of ``t`` (declaration order) and its required ones, as :func:`_table` takes
+    them."""
+    return t.order(), tuple(e.name for e in t.entries if e.required)
 
 
 def preset_path(name: str) -> Path:
@@ -343,20 +411,15 @@ class AppendageConfig:
     def from_dict(cls, d: Mapping[str, Any]) -> "AppendageConfig":
         """Build from the appendage TOML layout (module docstring; SI units); unknown keys are
         errors."""
-        _table(d, "", ("formulation", "duration", "output_points", "spacecraft", "rods",
-                       "hinges", "loads", "initial", "clamps"),
-               ("formulation", "duration", "output_points", "spacecraft", "rods", "hinges",
-                "initial"))
-        sc = _table(d["spacecraft"], "spacecraft", ("mass", "inertia", "attach"),
-                    ("mass", "inertia"))
+        _table(d, "", *_spec(APPENDAGE))
+        sc = _table(d["spacecraft"], "spacecraft", *_spec(SPACECRAFT))
         spacecraft = Spacecraft(_num(sc["mass"], "spacecraft.mass"),
                                 _num(sc["inertia"], "spacecraft.inertia"),
                                 _vec(sc.get("attach", [0.0, 0.0]), "spacecraft.attach", 2))
         rods = []
         for i, r in enumerate(_array_of_tables(d, "rods")):
             key = f"rods[{i}]"
-            _table(r, key, ("length", "linear_mass", "bending_stiffness", "tip_mass"),
-                   ("length", "linear_mass", "bending_stiffness"))
+            _table(r, key, *_spec(RODS))
             rods.append(_with_key(key, lambda r=r, key=key: Rod(
                 _num(r["length"], f"{key}.length"),
                 _num(r["linear_mass"], f"{key}.linear_mass"),
@@ -365,14 +428,14 @@ class AppendageConfig:
         hinges = []
         for i, h in enumerate(_array_of_tables(d, "hinges")):
             key = f"hinges[{i}]"
-            _table(h, key, ("stiffness", "damping"), ())
+            _table(h, key, *_spec(HINGES))
             hinges.append(_with_key(key, lambda h=h, key=key: Hinge(
                 _num(h.get("stiffness", 0.0), f"{key}.stiffness"),
                 _num(h.get("damping", 0.0), f"{key}.damping"))))
         loads = []
         for i, ld in enumerate(_array_of_tables(d, "loads")):
             key = f"loads[{i}]"
-            _table(ld, key, ("t_start", "t_end", "force", "moment"), ("t_start", "t_end"))
+            _table(ld, key, *_spec(LOADS))
             loads.append(_with_key(key, lambda ld=ld, key=key: Load(
                 _num(ld["t_start"], f"{key}.t_start"), _num(ld["t_end"], f"{key}.t_end"),
                 _vec(ld.get("force", [0.0, 0.0]), f"{key}.force", 2),
@@ -380,12 +443,11 @@ class AppendageConfig:
         clamps = []
         for i, c in enumerate(_array_of_tables(d, "clamps")):
             key = f"clamps[{i}]"
-            _table(c, key, ("hinge", "threshold", "stiffness", "damping"),
-                   ("hinge", "threshold", "stiffness", "damping"))
+            _table(c, key, *_spec(CLAMPS))
             clamps.append(_with_key(key, lambda c=c, key=key: Clamp(
                 c["hinge"], _num(c["threshold"], f"{key}.threshold"),
                 _num(c["stiffness"], f"{key}.stiffness"), _num(c["damping"], f"{key}.damping"))))
-        ini = _table(d["initial"], "initial", ("phi", "phi_rate", "Omega", "v_C"), ("phi",))
+        ini = _table(d["initial"], "initial", *_spec(INITIAL))
         initial = InitialState(
             _vec(ini["phi"], "initial.phi"),
             _vec(ini["phi_rate"], "initial.phi_rate") if "phi_rate" in ini else None,

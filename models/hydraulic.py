@@ -51,14 +51,114 @@ from models._kernels import hydraulic as K
 from models.rigid_body import euler_from_quat, quat_from_euler, quat_to_dcm
 from models.errors import InputError
 from models.limits import check_memory, check_range
+from models.schema import Key, Table, keys
 
 __all__ = [
     "ActuatorParams", "SolverSettings", "LoadSettings", "HexapodGeometry", "RigConfig",
     "Command", "ActuatorTrajectory", "CoupledTrajectory",
     "initial_state", "simulate_actuator", "lift_load", "hexapod_legs", "hexapod_leg_lengths",
     "simulate_hexapod", "hydraulic_natural_frequency", "simulate_rig",
-    "POSE_COLUMNS", "UNDERDRIVE_LIMIT",
+    "POSE_COLUMNS", "UNDERDRIVE_LIMIT", "ACTUATOR", "SOLVER", "LOAD", "HEXAPOD", "RIG",
 ]
+
+# ------------------------------------------------------------------------------------------
+# declared schema of a rig configuration TOML (models.schema); the readers below take their
+# key sets from it, and the dataclasses' defaults are the declared ones (tests/test_schema.py)
+ACTUATOR = Table("actuator", "One valve-controlled double-acting cylinder "
+                 "(models.hydraulic.ActuatorParams).", keys("""
+piston_area             | number | m^2   | required   | >0  | S_A, piston (cap) side area
+rod_side_area           | number | m^2   | required   | >0  | S_B, annulus area
+stroke_min              | number | m     | required   | >=0 | lower stroke limit x_pmin (below
+| stroke_max)
+stroke_max              | number | m     | required   | >=0 | upper stroke limit x_pmax
+dead_volume_a           | number | m^3   | required   | >0  | V_A, cap-side chamber volume at
+| x_p = 0 incl. lines
+dead_volume_b           | number | m^3   | required   | >0  | V_B, rod-side chamber volume at
+| x_p = 0 incl. lines (with volume_model "variable": above rod_side_area * stroke_max)
+bulk_modulus            | number | Pa    | required   | >0  | effective bulk modulus beta
+supply_pressure         | number | Pa    | required   | >=0 | p_S (above tank_pressure)
+tank_pressure           | number | Pa    | required   | >=0 | p_T
+valve_gain              | number | 1/V   | required   | >=0 | servo valve gain K_v
+valve_natural_frequency | number | rad/s | required   | >0  | servo valve omega_v
+valve_damping           | number | -     | required   | >=0 | servo valve damping ratio D_v
+supply_overlap          | number | -     | required   | [0, 1) | c1, positive overlap of the
+| supply edges (fraction of the spool stroke)
+tank_overlap            | number | -     | required   | [0, 1) | c2, negative overlap
+| (underlap) of the tank edges (fraction of the spool stroke)
+flow_coefficient        | number | m^3/(s Pa^0.5) | required | >0 | K_Q, lumped orifice
+| coefficient
+viscous_friction        | number | N s/m | required   | >=0 | k, viscous friction
+dry_friction            | number | N     | required   | >=0 | F_fmax, dry friction bound
+piston_mass             | number | kg    | required   | >0  | m, moving mass not inside the
+| attached bodies
+transition_pressure     | number | Pa    | 10000.0    | >0  | laminar regularisation of the
+| orifice law
+friction_velocity       | number | m/s   | 0.0        | >=0 | v_s: 0 set-valued Coulomb
+| friction, > 0 F_c tanh(v / v_s)
+internal_leakage        | number | m^3/(s Pa) | 0.0   | >=0 | C_in, across the piston
+external_leakage        | number | m^3/(s Pa) | 0.0   | >=0 | C_ex, to the outside
+volume_model            | choice:variable,constant | - | 'variable' | - | chamber volumes
+| V + S x_p ("variable") or constant capacitances
+pressure_floor          | number | Pa    | 0.0        | >=0 | lower clamp of the chamber
+| pressures (cavitation)
+brake_force             | number | N     | 0.0        | >=0 | force bound of the brake clutch
+| when engaged
+transport_delay         | number | s     | 0.0        | >=0 | delay between command and valve
+| input
+"""), required=True, source=False)
+
+SOLVER = Table("solver", "Time stepping of the coupled model "
+               "(models.hydraulic.SolverSettings).", keys("""
+dt_hydraulic       | number  | s   | 0.0001      | >0  | hydraulic sub-step dt1 (at most
+| dt_body)
+dt_body            | number  | s   | 0.001       | >0  | body step dt (dt_body = dt_hydraulic:
+| single-rate)
+scheme             | choice:loaded,paper | - | 'loaded' | - | "loaded" (sub-step pressures
+| see the loaded motion) or "paper" (unloaded piston sub-steps, literal)
+pressure_update    | choice:robust,literal | - | 'robust' | - | "robust" (linearly implicit)
+| or "literal" (explicit)
+piston_in_substeps | choice:integrate,hold | - | 'integrate' | - | "integrate" the piston
+| coordinate with the sub-step velocity or "hold" it
+tolerance          | number  | N s | 1e-07       | >0  | impulse tolerance epsilon
+max_sweeps         | integer | -   | 100         | [1, ] | Gauss-Seidel sweep cap
+"""), source=False)
+
+LOAD = Table("load", "Single-actuator load: a rigid mass on the rod end, moving along the "
+             "actuator axis (models.hydraulic.LoadSettings).", keys("""
+mass             | number | kg    | 100.0 | >0 | the load's mass
+gravity          | number | m/s^2 | 9.81  | -  | acting against extension (the lifting
+| scenario)
+initial_position | number | m     | 0.0   | -  | initial piston position
+"""), source=False)
+
+HEXAPOD = Table("hexapod", "Stewart platform of six identical actuators "
+                "(models.hydraulic.HexapodGeometry); present: the 6-DOF rig.", keys("""
+base_radius      | number   | m      | 1.0                  | >0 | radius of the base joint
+| circle
+platform_radius  | number   | m      | 0.6                  | >0 | radius of the platform joint
+| circle
+base_spread      | number   | rad    | 0.35                 | -  | split of a base joint pair
+| (pairs around 0, 120, 240 deg)
+platform_spread  | number   | rad    | 1.6                  | -  | split of a platform joint pair
+home_height      | number   | m      | 1.2                  | >0 | platform frame above the base
+| frame at home pose (every leg at mid-stroke)
+platform_mass    | number   | kg     | 400.0                | >0 | platform mass
+platform_inertia | vector:3 | kg m^2 | [60.0, 60.0, 100.0]  | -  | principal moments of the
+| platform (positive)
+controller_gain  | number   | 1/m    | 60.0                 | -  | position controller gain
+| u = sat(gain (l_cmd - l) + feedforward dl_cmd/dt)
+feedforward      | number   | s/m    | 3.0                  | -  | feedforward of the commanded
+| leg rate
+gravity          | number   | m/s^2  | 9.81                 | -  | gravity along -z
+"""), source=False)
+
+#: a rig configuration (``dockrecon simulate rig``, ``identify rig --config``); its
+#: ``[identify]`` table is declared by its reader, :data:`identification.rig.IDENTIFY`
+RIG = Table("rig", "Hydraulic test-rig configuration (models.hydraulic.RigConfig): [load] "
+            "for a single actuator, [hexapod] for the 6-DOF platform.",
+            (ACTUATOR, SOLVER, LOAD, HEXAPOD,
+             Key("identify", "table", help="identification settings of identify rig "
+                 "(identification.rig.IdentifySettings)")), source=False)
 
 
 def _check_keys(d: Mapping[str, Any], allowed: set[str], prefix: str) -> None:
@@ -153,13 +253,15 @@ class ActuatorParams:
             if getattr(self, name) <= 0:
                 raise InputError("must be > 0", key=f"{p}.{name}")
         if self.stroke_min < 0 or self.stroke_max <= self.stroke_min:
-            raise InputError("need 0 <= stroke_min < stroke_max", key=f"{p}.stroke_max")
+            raise InputError("need 0 <= stroke_min < stroke_max",
+                             key=f"{p}.stroke_min" if self.stroke_min < 0 else f"{p}.stroke_max")
         if self.supply_pressure <= self.tank_pressure:
             raise InputError("supply pressure must exceed tank pressure",
                              key=f"{p}.supply_pressure")
         if not (0 <= self.supply_overlap < 1 and 0 <= self.tank_overlap < 1):
             raise InputError("overlaps are fractions of the spool stroke in [0, 1)",
-                             key=f"{p}.supply_overlap")
+                             key=f"{p}.supply_overlap" if not 0 <= self.supply_overlap < 1
+                             else f"{p}.tank_overlap")
         if (self.volume_model == "variable"
                 and self.dead_volume_b <= self.rod_side_area * self.stroke_max):
             raise InputError("with volume_model='variable' the rod-side volume at x_p = 0 must "
@@ -169,7 +271,7 @@ class ActuatorParams:
     def from_dict(cls, d: Mapping[str, Any], prefix: str = "actuator") -> "ActuatorParams":
         """Build from a plain dict in SI; unknown or missing keys name the dotted key."""
         names = {f.name: f for f in fields(cls)}
-        _check_keys(d, set(names), prefix)
+        _check_keys(d, ACTUATOR.names(), prefix)
         kw: dict[str, Any] = {}
         for name, f in names.items():
             if name == "volume_model":
@@ -261,12 +363,14 @@ class SolverSettings:
             if getattr(self, name) not in allowed:
                 raise InputError(f"must be one of {allowed}", key=f"solver.{name}")
         if not self.tolerance > 0 or int(self.max_sweeps) < 1:
-            raise InputError("need tolerance > 0 and max_sweeps >= 1", key="solver.tolerance")
+            raise InputError("need tolerance > 0 and max_sweeps >= 1",
+                             key="solver.tolerance" if not self.tolerance > 0
+                             else "solver.max_sweeps")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "SolverSettings":
         names = {f.name: f for f in fields(cls)}
-        _check_keys(d, set(names), "solver")
+        _check_keys(d, SOLVER.names(), "solver")
         kw = {}
         for name, f in names.items():
             if name in d:
@@ -294,8 +398,7 @@ class LoadSettings:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "LoadSettings":
-        names = {f.name for f in fields(cls)}
-        _check_keys(d, names, "load")
+        _check_keys(d, LOAD.names(), "load")
         return cls(**{k: _number(d, k, "load") for k in d})
 
 
@@ -331,8 +434,7 @@ class HexapodGeometry:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "HexapodGeometry":
-        names = {f.name for f in fields(cls)}
-        _check_keys(d, names, "hexapod")
+        _check_keys(d, HEXAPOD.names(), "hexapod")
         kw: dict[str, Any] = {}
         for k, v in d.items():
             if k == "platform_inertia":
@@ -357,7 +459,7 @@ class RigConfig:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "RigConfig":
-        _check_keys(d, {"actuator", "solver", "load", "hexapod", "identify"}, "")
+        _check_keys(d, RIG.names(), "")
         if "actuator" not in d:
             raise InputError("missing table", key="actuator")
         return cls(actuator=ActuatorParams.from_dict(d["actuator"]),

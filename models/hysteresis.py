@@ -76,8 +76,10 @@ import numpy as np
 
 from models._kernels import hysteresis as _k
 from models.errors import DockreconError, InputError
+from models.schema import Table, keys
 
 __all__ = [
+    "ELEMENT",
     "Branch",
     "Side",
     "HysteresisElement",
@@ -207,9 +209,10 @@ class Side:
 def _branch_from_dict(d: Any, key: str, k_beyond: float) -> Branch:
     if not isinstance(d, Mapping):
         raise InputError("expected a table with 'q' and 'Q' (or 'k')", key=key)
-    unknown = set(d) - {"q", "Q", "k"}
+    unknown = set(d) - BRANCH.names()
     if unknown:
-        raise InputError(f"unknown key '{sorted(unknown)[0]}' (allowed: q, Q, k)",
+        raise InputError(f"unknown key '{sorted(unknown)[0]}' (allowed: "
+                         f"{', '.join(BRANCH.order())})",
                          key=f"{key}.{sorted(unknown)[0]}")
     if "q" not in d:
         raise InputError("missing breakpoints", key=f"{key}.q")
@@ -304,8 +307,41 @@ def _validate_side(side: Side, key: str, sign: float, brake: bool) -> None:
                          f"the backward branch (not at q = {nodes[j]:.6g})", key=key)
 
 
-_TOP_KEYS = {"name", "variant", "dof", "tolerance", "policy", "positive", "negative",
-             "initial_shift"}
+# declared schema of an element table (models.schema): element_from_dict takes its key sets
+# from it. A side takes k_max (constant variant) or k3 (friction brake), not both.
+BRANCH = Table("forward", "A branch: breakpoints q and either the forces Q or the working "
+               "segments' stiffnesses k (forces by continuity).", keys("""
+q | vector | m or rad         | required | - | N breakpoints, increasing in magnitude (the
+| first is the backlash end; at least 3)
+Q | vector | N or N m         | -        | - | N forces, Q[0] = 0 (or give k)
+k | vector | N/m or N m/rad   | -        | - | the N-1 working-segment stiffnesses (or give Q)
+"""), required=True, source=False)
+
+SIDE = Table("positive", "One side of the element: its loading (forward) and unloading "
+             "(backward) branches, signed (the negative side: q <= 0, Q <= 0).", keys("""
+k_max | number | N/m or N m/rad | - | >0~ | beyond-range and transition slope, at least every
+| working slope (variant "constant": required)
+k3    | number | N/m or N m/rad | - | >0~ | transition slope (variant "friction_brake"; default
+| the largest working-segment slope)
+""") + (BRANCH, BRANCH.replace(name="backward")), required=True, source=False)
+
+#: a hysteresis element table (:func:`element_from_dict`; ``identify hysteresis --element``)
+ELEMENT = Table("hysteresis", "A piecewise-linear hysteresis element (models.hysteresis).",
+                keys("""
+name          | string | - | 'element' | - | element id (in diagnostics)
+variant       | choice:constant,friction_brake | - | 'constant' | - | constant parameters or a
+| transmission driving a friction brake (tables shifted by every slip)
+dof           | choice:linear,angular | - | 'linear' | - | q in m and Q in N ("linear") or
+| rad and N m ("angular")
+tolerance     | number | m or rad | - | >=0~ | end-point tolerance on q (default 1e-9 of the
+| largest breakpoint; small against the common first segment)
+policy        | choice:stop,warn | - | 'stop' | - | at an illegal transition: raise ("stop",
+| the paper) or warn and go on ("warn")
+initial_shift | number | m or rad | 0.0 | - | the brake's shift at the start
+""") + (SIDE, SIDE.replace(name="negative", word="mirror", help="The negative side, or "
+                          "\"mirror\": the positive side mirrored.")), source=False)
+
+_TOP_KEYS = ELEMENT.names()
 
 
 @dataclass(frozen=True)
@@ -491,7 +527,7 @@ class FrictionBrakeElement(HysteresisElement):
 def _side_from_dict(d: Any, key: str, sign: float, brake: bool) -> Side:
     if not isinstance(d, Mapping):
         raise InputError("expected a table with 'forward' and 'backward'", key=key)
-    allowed = {"forward", "backward", "k3"} if brake else {"forward", "backward", "k_max"}
+    allowed = SIDE.names() - ({"k_max"} if brake else {"k3"})
     unknown = set(d) - allowed
     if unknown:
         u = sorted(unknown)[0]

@@ -12,11 +12,14 @@ Keys are written one a line, ``name | type | unit | default | bounds | help``
 
 type
     ``number``, ``integer``, ``boolean``, ``string``, ``choice:A,B`` (one of the strings),
-    ``vector:N`` (N numbers), ``rows:N`` (a list of rows of N numbers), ``inertia``
+    ``vector:N`` (N numbers; ``vector``: any number of them), ``rows:N`` (a list of rows of
+    N numbers; ``rows``: a matrix), ``strings`` (a list of strings), ``files`` (a string or a list of strings:
+    one file or several), ``inertia``
     (3 principal moments, 9 numbers or a 3x3 matrix), ``number/WORD`` (a number or the
     string WORD: ``number/record``, ``number/auto``), ``interval`` (a number or
     ``[lower, upper]``), ``table`` (a table its reader checks, e.g. a
-    hysteresis element).
+    hysteresis element), ``table/WORD`` (such a table or the string WORD), ``boolean/A/B``
+    (true, false or one of the strings).
 unit
     SI unit, ``-`` for none.
 default
@@ -101,15 +104,15 @@ class Key:
         """The strings a ``choice`` key takes (``number+record``: ``("record",)``)."""
         if self.type.startswith("choice:"):
             return tuple(self.type.split(":", 1)[1].split(","))
-        if self.type.startswith("number/"):
+        if self.type.startswith(("number/", "table/", "boolean/")):
             return tuple(self.type.split("/")[1:])
         return ()
 
     @property
     def size(self) -> int | None:
-        """N of ``vector:N`` and ``rows:N``."""
-        return int(self.type.split(":", 1)[1]) if self.type.split(":")[0] in ("vector",
-                                                                              "rows") else None
+        """N of ``vector:N`` and ``rows:N`` (None for ``vector``: any length)."""
+        parts = self.type.split(":", 1)
+        return int(parts[1]) if parts[0] in ("vector", "rows") and len(parts) == 2 else None
 
     def limits(self) -> tuple[float, bool, float, bool] | None:
         """``(lowest, exclusive?, highest, exclusive?)`` a number or integer key is held to:
@@ -137,8 +140,13 @@ class Key:
         if self.type.startswith("choice:"):
             return " | ".join(repr(c) for c in self.choices)
         lim = self.limits()
-        kind = {"integer": "whole number", "vector": "numbers",
-                "rows": "rows of numbers"}.get(self.type.split(":")[0], self.type.split(":")[0])
+        kind = {"integer": "whole number", "vector": "numbers", "rows": "rows of numbers",
+                "strings": "list of strings", "files": "a file or a list of files"}.get(
+            self.type.split(":")[0], self.type.split(":")[0])
+        if self.type.startswith("boolean/"):
+            kind = "true, false or " + " or ".join(f'"{w}"' for w in self.choices)
+        if self.type.startswith("table/"):
+            kind = "a table or " + " or ".join(f'"{w}"' for w in self.choices)
         if self.type.startswith("number/"):
             kind = " or ".join(f'"{w}"' for w in self.choices) + " or a number"
         if self.size is not None:
@@ -182,10 +190,17 @@ class Key:
         elif base == "choice":
             out = {"enum": list(self.choices)}
         elif base == "vector":
-            out = {**vec, "minItems": self.size, "maxItems": self.size}
+            out = (dict(vec) if self.size is None
+                   else {**vec, "minItems": self.size, "maxItems": self.size})
+        elif base == "strings":
+            out = {"type": "array", "items": {"type": "string"}}
+        elif base == "files":
+            out = {"anyOf": [{"type": "string"},
+                             {"type": "array", "items": {"type": "string"}, "minItems": 1}]}
         elif base == "rows":
-            out = {"type": "array", "items": {**vec, "minItems": self.size,
-                                              "maxItems": self.size}}
+            out = {"type": "array", "items": (dict(vec) if self.size is None else
+                                              {**vec, "minItems": self.size,
+                                               "maxItems": self.size})}
         elif base == "inertia":
             row3 = {**vec, "minItems": 3, "maxItems": 3}
             out = {"anyOf": [row3, {**vec, "minItems": 9, "maxItems": 9},
@@ -194,6 +209,10 @@ class Key:
             out = {"anyOf": [{"type": "number"}, {**vec, "minItems": 2, "maxItems": 2}]}
         elif base == "table":
             out = {"type": "object"}
+        elif base.startswith("boolean/"):
+            out = {"anyOf": [{"type": "boolean"}, {"enum": list(self.choices)}]}
+        elif base.startswith("table/"):
+            out = {"anyOf": [{"type": "object"}, {"enum": list(self.choices)}]}
         else:  # pragma: no cover - a declaration with a type this module does not know
             raise ValueError(f"unknown type {self.type!r} of key {self.name!r}")
         desc = f"[{self.unit}] {self.help}" if self.unit else self.help
@@ -211,7 +230,9 @@ class Table:
     ``[observation.channels.NAME]``, ``[envelope]``): each entry is ``item`` (a
     :class:`Table` or a :class:`Key`), ``item_name`` its placeholder in the documentation,
     ``entries`` the table's fixed keys beside them. ``source``: the table also takes a
-    free-text ``source`` (where its values come from)."""
+    free-text ``source`` (where its values come from). ``array``: the document holds a list
+    of such tables (``[[name]]``, an array of tables), each entry checked alike. ``word``: the
+    string that may stand for the table (a hysteresis element's ``negative = "mirror"``)."""
 
     name: str
     help: str = ""
@@ -220,6 +241,8 @@ class Table:
     source: bool = True
     item: Union[Key, "Table", None] = None
     item_name: str = "NAME"
+    array: bool = False
+    word: str = ""
 
     def __post_init__(self) -> None:
         if self.source and "source" not in {e.name for e in self.entries}:
@@ -228,6 +251,10 @@ class Table:
     def names(self) -> set[str]:
         """The keys and subtables the table takes (the user's names of ``item`` aside)."""
         return {e.name for e in self.entries}
+
+    def order(self) -> tuple[str, ...]:
+        """The names of :meth:`names` in declaration order (for messages that list them so)."""
+        return tuple(e.name for e in self.entries)
 
     def __getitem__(self, name: str) -> Union[Key, "Table"]:
         for e in self.entries:
@@ -247,7 +274,7 @@ class Table:
         extra = tuple(kw.pop("extra", ()))
         d = dict(name=self.name, help=self.help, entries=self.entries + extra,
                  required=self.required, source=self.source, item=self.item,
-                 item_name=self.item_name)
+                 item_name=self.item_name, array=self.array, word=self.word)
         d.update(kw)
         return Table(**d)
 
@@ -260,6 +287,11 @@ class Table:
         if req:
             out["required"] = req
         out["additionalProperties"] = (False if self.item is None else self.item.schema())
+        if self.array:
+            return {"type": "array", "description": out.pop("description"), "items": out}
+        if self.word:
+            return {"description": out.pop("description"),
+                    "anyOf": [out, {"enum": [self.word]}]}
         return out
 
 

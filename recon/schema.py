@@ -1,6 +1,6 @@
 """The declared schemas of the documents a reconstruction reads, and their JSON Schema files.
 
-Two kinds of document (:data:`KINDS`):
+The kinds of document (:data:`KINDS`):
 
 ``run``
     a run configuration (``--config RUN.toml``): the tables of
@@ -9,13 +9,29 @@ Two kinds of document (:data:`KINDS`):
 ``scenario``
     a scenario of one docking unit: the unit's own tables
     (:attr:`models.unit.DockingUnit.scenario_schema`), the ``[envelope]`` and, optionally,
-    the run tables.
+    the run tables;
+``rig``
+    a hydraulic test-rig configuration (``dockrecon simulate rig``, ``identify rig
+    --config``): :data:`models.hydraulic.RIG` with the ``[identify]`` table of
+    :data:`identification.rig.IDENTIFY`;
+``appendage``
+    a rod appendage configuration (``dockrecon simulate appendage``):
+    :data:`models.appendage.APPENDAGE`;
+``hysteresis``
+    a hysteresis element table (``dockrecon identify hysteresis --element``):
+    :data:`models.hysteresis.ELEMENT`;
+``modes``
+    the modes file of a non-own resonance test (``dockrecon identify resonance-coupling
+    --modes``): :data:`identification.modes_schema.MODES`;
+``campaign``, ``fleet``
+    a campaign manifest (``dockrecon campaign``) and a fleet manifest (``dockrecon fleet``,
+    a campaign manifest with a ``[fleet]`` table): :mod:`recon.manifest`.
 
 Every key is declared once, beside its reader (:mod:`models.schema`): the scenario tables in
 ``models/<unit>/schema.py`` and :mod:`models.schema`, ``[model]`` and ``[optimizer]`` in
 :mod:`recon.config`, ``[parameters.NAME]`` in :mod:`identification.space`,
 ``[observation]`` in :mod:`recon.observation`, ``[sampler]`` in
-:mod:`identification.engines.mcmc`. :func:`document` assembles them, :func:`json_document`
+:mod:`identification.engines.mcmc`, the other kinds beside their readers (named above). :func:`document` assembles them, :func:`json_document`
 exports one as a JSON Schema, :func:`write_all` writes the shipped files
 (:data:`SCHEMA_DIR`), which an editor points a TOML file at::
 
@@ -37,7 +53,35 @@ __all__ = ["KINDS", "SCHEMA_DIR", "ENVELOPE", "run_tables", "document", "json_do
            "schema_path", "write_all"]
 
 #: the kinds of document with a declared schema
-KINDS = ("run", "scenario")
+KINDS = ("run", "scenario", "rig", "appendage", "hysteresis", "modes", "campaign", "fleet")
+#: the kinds whose document does not depend on a docking unit: title and description
+_OTHER = {
+    "rig": ("dockrecon hydraulic rig configuration",
+            "dockrecon simulate rig RIG.toml, dockrecon identify rig --config RIG.toml: the "
+            "actuator, the time stepping, the load (one actuator) or the hexapod, and the "
+            "identification settings (models.hydraulic, identification.rig)."),
+    "appendage": ("dockrecon appendage configuration",
+                  "dockrecon simulate appendage CONFIG.toml: a spacecraft with a chain of "
+                  "elastic rods, their hinges, loads, clamps and initial state "
+                  "(models.appendage)."),
+    "hysteresis": ("dockrecon hysteresis element",
+                   "dockrecon identify hysteresis RECORD --element START.toml: a "
+                   "piecewise-linear hysteresis element, its two sides' branch tables "
+                   "(models.hysteresis). A side takes k_max (variant constant) or k3 "
+                   "(variant friction_brake), a branch Q or k."),
+    "modes": ("dockrecon modes file of a non-own resonance test",
+              "dockrecon identify resonance-coupling RECORD --modes MODES.toml: the modal "
+              "matrix, the record columns of the quasi-normal coordinates, the excited and "
+              "observed modes, the resonance's order and the observed mode's own "
+              "characteristics (identification.resonance.pipeline.coupling_settings)."),
+    "campaign": ("dockrecon campaign manifest",
+                 "dockrecon campaign MANIFEST.toml: the flights ([[flight]], [[glob]]) and "
+                 "their shared settings ([defaults]); paths relative to the manifest "
+                 "(recon.app.campaign)."),
+    "fleet": ("dockrecon fleet manifest",
+              "dockrecon fleet MANIFEST.toml: a campaign manifest with a [fleet] table, the "
+              "shared parameters and the fit's settings (recon.app.fleet)."),
+}
 #: where the JSON Schema files are shipped (package data of recon)
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 
@@ -76,19 +120,43 @@ def document(kind: str, unit: str | None = None) -> Table:
             raise ValueError("a scenario schema needs the docking unit")
         own = get_unit(unit).scenario_schema
         return own.replace(extra=(ENVELOPE,) + run_tables())
+    if kind == "rig":
+        from identification.rig import IDENTIFY
+        from models.hydraulic import RIG
+
+        return RIG.replace(entries=tuple(IDENTIFY if e.name == "identify" else e
+                                         for e in RIG.entries))
+    if kind == "appendage":
+        from models.appendage import APPENDAGE
+
+        return APPENDAGE
+    if kind == "hysteresis":
+        from models.hysteresis import ELEMENT
+
+        return ELEMENT
+    if kind == "modes":
+        from identification.modes_schema import MODES
+
+        return MODES
+    if kind in ("campaign", "fleet"):
+        from recon.manifest import CAMPAIGN, FLEET
+
+        return CAMPAIGN if kind == "campaign" else FLEET
     raise ValueError(f"unknown kind {kind!r} (known: {', '.join(KINDS)})")
 
 
 def schema_path(kind: str, unit: str | None = None) -> Path:
     """The shipped JSON Schema file of ``kind`` (and ``unit``)."""
-    name = "run" if kind == "run" else f"scenario.{unit}"
+    name = f"scenario.{unit}" if kind == "scenario" else kind
     return SCHEMA_DIR / f"{name}.schema.json"
 
 
 def json_document(kind: str, unit: str | None = None) -> dict[str, Any]:
     """The JSON Schema of :func:`document`."""
     table = document(kind, unit)
-    if kind == "run":
+    if kind in _OTHER:
+        title, desc = _OTHER[kind]
+    elif kind == "run":
         title = "dockrecon run configuration"
         desc = ("dockrecon reconstruct --config RUN.toml: the run tables (each optional; "
                 "recon.config).")
@@ -106,8 +174,9 @@ def dumps(schema: dict[str, Any]) -> str:
 
 def documents() -> list[tuple[str, str | None]]:
     """``(kind, unit)`` of every document with a shipped schema."""
-    return [("run", None)] + [("scenario", u) for u in unit_names()
-                              if get_unit(u).scenario_schema is not None]
+    return ([("run", None)] + [("scenario", u) for u in unit_names()
+                               if get_unit(u).scenario_schema is not None]
+            + [(k, None) for k in _OTHER])
 
 
 def write_all(directory: Path | None = None) -> list[Path]:

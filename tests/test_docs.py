@@ -97,17 +97,13 @@ def test_every_key_of_the_shipped_scenarios_and_configs_is_in_the_page(page):
     from recon.io import load_toml
 
     files = [ROOT / p for p in dockrecon_files.UNIT_PRESETS.values()]
-    files += [ROOT / s for *_, samples, _m in dockrecon_files.OTHER_FILES for s in samples]
+    files += [ROOT / s for *_, samples in dockrecon_files.OTHER_FILES for s in samples]
     missing = []
     for f in files:
         d = load_toml(f)
         for k in RUN_TABLES:
             d.pop(k, None)
         for dotted in _dotted_keys(d):
-            # names chosen by the user (bounds and noise per fitted rig parameter)
-            parts = dotted.split(".")
-            if parts[0] == "identify" and len(parts) > 2 and parts[1] in ("bounds", "noise"):
-                continue
             if f"``{dotted}``" not in page:
                 missing.append(f"{f.name}: {dotted}")
     assert not missing, f"not in the generated page: {missing}"

@@ -1,7 +1,8 @@
 """The declared schemas (models.schema, recon.schema) against the readers and the shipped files.
 
 * the shipped JSON Schema files are what the declarations generate, and valid JSON Schemas;
-* every shipped scenario and run configuration validates against its JSON Schema;
+* every shipped scenario, run, rig and appendage configuration validates against its JSON
+  Schema, and every shipped TOML is of a kind with a schema (or named as one without);
 * the readers and the declarations agree on the keys, both ways: every declared key (added to
   a valid document with its default or a value of its type) is accepted by the reader and by
   the JSON Schema; an unknown key in any declared table is refused by both, and the keys a
@@ -17,6 +18,7 @@ import dataclasses
 import json
 import math
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import jsonschema
@@ -73,15 +75,46 @@ def test_every_shipped_scenario_validates(unit):
         assert not errors, path
 
 
+#: the shipped TOML files of each kind without a docking unit (recon.schema.KINDS)
+OTHER_FILES = {
+    "rig": sorted(ROOT.joinpath("telemetry_samples/rig").glob("*.toml")),
+    "appendage": sorted(ROOT.joinpath("models/presets").glob("appendage_*.toml")),
+    # the constant-parameter element first: the cases below start from it
+    "hysteresis": [ROOT / "telemetry_samples/static/lateral_double_loop.start.toml",
+                   ROOT / "telemetry_samples/static/axial_brake_two_slips.start.toml"],
+    "modes": sorted(ROOT.joinpath("telemetry_samples/resonance").glob("*.modes.toml")),
+    "campaign": [ROOT / "telemetry_samples/flights/campaign.toml"],
+    "fleet": [ROOT / "telemetry_samples/fleet/fleet.toml"],
+}
+
+
 def test_every_shipped_toml_is_a_covered_kind_or_a_known_other_kind():
     """A new kind of shipped TOML must be given a schema or named here."""
-    others = {"appendage_deploy.toml", "appendage_pulse.toml", "fleet.toml", "campaign.toml",
-              "coupling_l3.modes.toml", "actuator.toml", "platform.toml",
-              "axial_brake_two_slips.start.toml", "lateral_double_loop.start.toml"}
+    others: set[str] = set()
+    covered = {p for files in OTHER_FILES.values() for p in files}
     for path in list(ROOT.joinpath("models").rglob("*.toml")) + list(
             ROOT.joinpath("telemetry_samples").rglob("*.toml")):
         d = load_toml(path)
-        assert (path.name in others or path in RUNS or d.get("unit") in UNITS), path
+        assert (path.name in others or path in RUNS or d.get("unit") in UNITS
+                or path in covered), path
+
+
+@pytest.mark.parametrize("kind,path", [(k, p) for k, ps in OTHER_FILES.items() for p in ps],
+                         ids=lambda v: v if isinstance(v, str) else v.name)
+def test_every_shipped_file_of_the_other_kinds_validates(kind, path):
+    d = load_toml(path)
+    errors = [f"{'.'.join(map(str, e.path))}: {e.message}"
+              for e in _validator(kind).iter_errors(d)]
+    assert not errors
+    OTHER_READERS[kind](d)
+
+
+def test_the_schema_command_knows_every_kind():
+    from recon.app.cli.tools import schema_cmd
+    from recon.schema import KINDS
+
+    kind = next(p for p in schema_cmd.params if p.name == "kind")
+    assert tuple(kind.type.choices) == KINDS
 
 
 # ------------------------------------------------------------------------------------------
@@ -347,6 +380,295 @@ def test_walk_names_every_declared_key_once():
     for kind, unit in documents():
         names = [n for n, _ in walk(document(kind, unit))]
         assert len(names) == len(set(names))
+
+
+# ------------------------------------------------------------------------------------------
+# the kinds without a docking unit: rig and appendage configurations
+def _read_rig(d):
+    """The rig configuration and its identification settings as the fit takes them (each
+    channel's noise level: the given one or the default, :func:`identification.rig.noise_of`)."""
+    from identification.rig import IDENTIFY, IdentifySettings, noise_of
+    from models.hydraulic import RigConfig
+
+    d = copy.deepcopy(d)
+    cfg = RigConfig.from_dict(d)           # its [identify], as given, read by IdentifySettings
+    settings = IdentifySettings.from_dict(d["identify"]) if "identify" in d else None
+    if settings is not None:
+        settings = dataclasses.replace(settings, noise={
+            n: noise_of(n, settings) for n in sorted(IDENTIFY["noise"].names())})
+    return dataclasses.replace(cfg, identify={}), settings
+
+
+def _read_appendage(d):
+    from models.appendage import AppendageConfig
+
+    return AppendageConfig.from_dict(copy.deepcopy(d))
+
+
+def _manifest_reader(kind):
+    """A reader of a manifest's parsed tables: the manifest's reader on the shipped file, its
+    tables replaced by the given ones (paths stay relative to the shipped file)."""
+    from unittest import mock
+
+    from recon.app.campaign import load_manifest
+    from recon.app.fleet import load_fleet
+
+    def read(d):
+        with mock.patch("recon.io.load_toml", lambda _path: copy.deepcopy(d)):
+            return (load_manifest if kind == "campaign" else load_fleet)(OTHER_FILES[kind][0])
+    return read
+
+
+def _read_hysteresis(d):
+    from models.hysteresis import element_from_dict
+
+    return element_from_dict(copy.deepcopy(d))
+
+
+def _read_modes(d):
+    from identification.resonance.pipeline import coupling_settings
+
+    return coupling_settings(copy.deepcopy(d))
+
+
+OTHER_READERS = {"rig": _read_rig, "appendage": _read_appendage, "hysteresis": _read_hysteresis,
+                 "modes": _read_modes,
+                 "campaign": _manifest_reader("campaign"), "fleet": _manifest_reader("fleet")}
+
+
+def _other_bases(kind):
+    """The shipped files of ``kind`` and, for a manifest, the tables they lack: a flight's
+    own options, a [[glob]] (alone: its flights are named by their files)."""
+    out = [load_toml(f) for f in OTHER_FILES[kind]]
+    if kind in ("campaign", "fleet"):
+        d = copy.deepcopy(out[0])
+        d["flight"][0]["options"] = {"mcmc": "auto"}
+        out.append(d)
+        d = {k: v for k, v in copy.deepcopy(out[0]).items() if k != "flight"}
+        d["glob"] = [{"pattern": "realistic/*.parquet", "config": "realistic/run.toml",
+                      "options": {"mcmc": False}} if kind == "campaign" else
+                     {"pattern": "flight_*.mechanism.parquet", "options": {"mcmc": False}}]
+        out.append(d)
+    return out
+
+
+def _other_tables(table: Table, path=()):
+    """``(path, table)`` of every fixed table under ``table``; an array of tables by its first
+    entry (``("rods", 0)``)."""
+    for t in table.tables():
+        p = path + ((t.name, 0) if t.array else (t.name,))
+        yield p, t
+        yield from _other_tables(t, p)
+
+
+def _dotted_of(path) -> str:
+    """The dotted key the readers name: ``rods[0].length``."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _other_cases(kind):
+    """``(path, table, base)``: each fixed table of ``kind``'s declaration with a shipped file
+    that holds it (the first such file)."""
+    doc = document(kind)
+    yield (), doc, _other_bases(kind)[0]
+    for path, table in _other_tables(doc):
+        for d in _other_bases(kind):
+            try:
+                _at(d, path)
+            except (KeyError, IndexError):
+                continue
+            yield path, table, d
+            break
+        else:
+            raise AssertionError(f"no shipped {kind} file has {_dotted_of(path)}")
+
+
+_SKIP = object()
+
+
+def _other_example(key: Key, table: Mapping, present=None, kind=None):
+    """A value of ``key`` the reader accepts in ``table`` as it stands."""
+    if present is None and key.type == "vector:2" and key.default is None:
+        return [0.0, 1.0]                     # an [identify.bounds] box: lower < upper
+    if present is None and key.name == "phi_rate":
+        return [0.1] * len(table["phi"])      # one rate per rod
+    if kind == "hysteresis" and present is None:
+        # the keys of the other variant (k3), the other form of a branch (k) and the tolerance
+        # (bounded by the element's first segment): test_hysteresis_alternatives_and_variants
+        return {"tolerance": 1e-9}.get(key.name, _SKIP)
+    if present is None and key.name == "truth":   # a file beside the manifest
+        return {"campaign": "nominal.truth.json", "fleet": "flight_1.truth.json"}[kind]
+    if present is None and key.name == "config":
+        return "run.toml"
+    if present is None and key.name == "scenario":
+        return "../../models/probe_cone/presets/reference.toml"
+    return _example(key, present)
+
+
+@pytest.mark.parametrize("kind", OTHER_FILES)
+def test_other_reader_and_declaration_agree_on_every_key(kind):
+    read, v = OTHER_READERS[kind], _validator(kind)
+    for path, table, base in _other_cases(kind):
+        read(base)
+        d = copy.deepcopy(base)
+        _at(d, path)[UNKNOWN] = 1.0
+        exc = _refuses(read, d, _dotted_of(path + (UNKNOWN,)))
+        listed = _listed(exc.what)
+        if listed:
+            assert listed == table.names(), path
+        assert not v.is_valid(d), path
+        for key in table.keys():
+            d = copy.deepcopy(base)
+            t = _at(d, path)
+            t[key.name] = _other_example(key, t, t.get(key.name), kind)
+            if t[key.name] is _SKIP:
+                continue
+            read(d)
+            assert not [e.message for e in v.iter_errors(d)], (path, key.name)
+        # every table the declaration requires: refused by both when missing
+        for sub in table.tables():
+            if sub.required:
+                d = copy.deepcopy(base)
+                _at(d, path).pop(sub.name)
+                _refuses(read, d, _dotted_of(path + (sub.name,)))
+                assert not v.is_valid(d), (path, sub.name)
+        for key in table.keys():
+            if key.required:
+                d = copy.deepcopy(base)
+                _at(d, path).pop(key.name)
+                with pytest.raises(InputError):
+                    read(d)
+                assert not v.is_valid(d), (path, key.name)
+
+
+@pytest.mark.parametrize("kind,least", [("rig", 40), ("appendage", 15), ("hysteresis", 8),
+                                        ("modes", 10),
+                                        ("campaign", 30),
+                                        ("fleet", 45)])
+def test_other_value_out_of_declared_bounds_is_refused_by_both(kind, least):
+    read, v = OTHER_READERS[kind], _validator(kind)
+    checked = 0
+    for path, table, base in _other_cases(kind):
+        for key in table.keys():
+            lim = key.limits()
+            if lim is None:
+                continue
+            lo, lo_x, hi, hi_x = lim
+            for bad in ([lo - (abs(lo) or 1.0), lo] if lo_x else [lo - (abs(lo) or 1.0)]) + \
+                    ([hi + (abs(hi) or 1.0), hi] if hi_x else [hi + (abs(hi) or 1.0)]):
+                if not math.isfinite(bad):
+                    continue
+                d = copy.deepcopy(base)
+                _at(d, path)[key.name] = int(bad) if key.type == "integer" else float(bad)
+                _refuses(read, d, _dotted_of(path + (key.name,)))
+                assert not v.is_valid(d), (path, key.name, bad)
+                checked += 1
+    assert checked >= least
+
+
+def _other_dataclasses():
+    from identification import rig as R
+    from models import appendage as A
+    from models import hydraulic as H
+
+    from identification.engines.fleet import FleetSettings
+    from recon.manifest import FLEET_TABLE
+
+    ident = R.IDENTIFY
+    fleet = FLEET_TABLE.replace(entries=tuple(e for e in FLEET_TABLE.entries
+                                              if e.name != "shared"))
+    return {"campaign": (), "fleet": ((FleetSettings, fleet),), "hysteresis": (), "modes": (),
+            "rig": ((H.ActuatorParams, H.ACTUATOR), (H.SolverSettings, H.SOLVER),
+                    (H.LoadSettings, H.LOAD), (H.HexapodGeometry, H.HEXAPOD),
+                    (R.IdentifySettings, ident)),
+            "appendage": ((A.AppendageConfig, A.APPENDAGE), (A.Spacecraft, A.SPACECRAFT),
+                          (A.Rod, A.RODS), (A.Hinge, A.HINGES), (A.Load, A.LOADS),
+                          (A.Clamp, A.CLAMPS), (A.InitialState, A.INITIAL))}
+
+
+@pytest.mark.parametrize("kind", OTHER_FILES)
+def test_other_declarations_are_the_dataclasses(kind):
+    """Each table's keys are the fields of the dataclass it builds, and a declared default
+    is the field's default (a field without one is a required key, or one whose default the
+    reader supplies: checked by the next test)."""
+    for cls, table in _other_dataclasses()[kind]:
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        assert set(fields) == table.names(), cls.__name__
+        for name, f in fields.items():
+            e = table[name]
+            if not isinstance(e, Key):
+                continue
+            if f.default is not dataclasses.MISSING:
+                want = list(f.default) if isinstance(f.default, tuple) else f.default
+                assert e.default == want, (cls.__name__, name)
+    if kind == "rig":
+        from identification.rig import _DEFAULT_NOISE, FITTABLE, IDENTIFY
+
+        assert IDENTIFY["bounds"].names() == set(FITTABLE)
+        assert {k.name: k.default for k in IDENTIFY["noise"].keys()} == _DEFAULT_NOISE
+
+
+@pytest.mark.parametrize("kind,least", [("rig", 8), ("appendage", 8), ("hysteresis", 4),
+                                        ("campaign", 1),
+                                        ("fleet", 9)])
+def test_declared_other_defaults_are_what_the_reader_takes(kind, least):
+    """The file read without an optional key is the file read with the key at its declared
+    default."""
+    read = OTHER_READERS[kind]
+    checked = 0
+    for path, table, base in _other_cases(kind):
+        for key in table.keys():
+            if key.required or key.default is None:
+                continue
+            without = copy.deepcopy(base)
+            _at(without, path).pop(key.name, None)
+            with_default = copy.deepcopy(without)
+            _at(with_default, path)[key.name] = copy.deepcopy(key.default)
+            assert repr(read(without)) == repr(read(with_default)), (path, key.name)
+            checked += 1
+    assert checked >= least
+
+
+def test_the_modes_reader_takes_the_declared_keys():
+    """The modes reader keeps its own key sets (identification.resonance.pipeline); they are
+    the declared ones."""
+    from identification.modes_schema import MODE_S, MODES
+    from identification.resonance.pipeline import MODE_S_KEYS, MODES_KEYS
+
+    assert set(MODES_KEYS) == MODES.names()
+    assert set(MODE_S_KEYS) == MODE_S.names()
+
+
+def test_hysteresis_alternatives_and_variants():
+    """What the declaration gives as alternatives is accepted by both: a branch by its
+    stiffnesses k instead of its forces Q, a side's k3 on a friction brake, the negative side
+    as "mirror"; a side's k3 on a constant element and k_max on a brake are refused by the
+    reader, naming the key (the JSON Schema does not tell the variants apart)."""
+    import numpy as np
+
+    const, brake = (load_toml(p) for p in OTHER_FILES["hysteresis"])
+    v = _validator("hysteresis")
+    fwd = const["positive"]["forward"]
+    d = copy.deepcopy(const)
+    d["positive"]["forward"] = {"q": fwd["q"],
+                                "k": (np.diff(fwd["Q"]) / np.diff(fwd["q"])).tolist()}
+    assert repr(_read_hysteresis(d)) == repr(_read_hysteresis(const))
+    assert v.is_valid(d)
+    assert "k3" in brake["positive"] and v.is_valid(brake)
+    _read_hysteresis(brake)
+    d = copy.deepcopy(const)
+    d["negative"] = "mirror"
+    _read_hysteresis(d)
+    assert v.is_valid(d)
+    d["negative"] = "mirrored"
+    assert not v.is_valid(d)
+    for base, key in ((const, "k3"), (brake, "k_max")):
+        d = copy.deepcopy(base)
+        d["positive"][key] = 1e9
+        _refuses(_read_hysteresis, d, f"positive.{key}")
 
 
 # ------------------------------------------------------------------------------------------

@@ -9,9 +9,9 @@
   and of each docking unit's scenario, from the declared schemas the readers validate with
   (:mod:`recon.schema`, :mod:`models.schema`): type, unit, default, bounds and meaning, and
   :data:`recon.config.DEFAULT_RUN`;
-* the keys of the other input files (rig, appendage), found by asking their readers: each
-  table of a shipped sample is given an unknown key, and the reader's error lists the keys
-  it accepts;
+* the keys of the other input files (rig, appendage, hysteresis element, modes file,
+  campaign and fleet manifests), from their declared schemas too
+  (:func:`recon.schema.document`);
 * the telemetry channels of each registered docking unit (:attr:`models.unit.DockingUnit.
   channels`) and the columns of ground-test records (:data:`models.limits.COLUMN_RANGES`).
 
@@ -22,14 +22,11 @@ starts.
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 ROOT = Path(__file__).resolve().parents[2]
-PROBE = "__docs_probe__"
 #: the shipped scenario each unit's keys are read from (unit name -> path from the repository)
 UNIT_PRESETS = {"probe_cone": "models/probe_cone/presets/reference.toml",
                 "peripheral": "models/peripheral/presets/reference.toml"}
@@ -179,253 +176,37 @@ def exit_section() -> str:
 
 
 # ------------------------------------------------------------------------------------------
-# asking a reader which keys it takes
-def _allowed_from(message: str) -> list[str]:
-    """The key names a reader's "unknown key" message lists."""
-    m = re.search(r"(?:expected one of:?|allowed:)\s*(.*)", message)
-    if not m:
-        return []
-    tail = m.group(1).split(")")[0] if "allowed:" in message else m.group(1)
-    return [k for k in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", tail)]
-
-
-def _at(d, path, create: bool = False):
-    """The table at ``path`` (keys, or 0 for the first table of an array of tables)."""
-    t = d
-    for p in path:
-        t = t[p] if isinstance(p, int) or not create else t.setdefault(p, {})
-    return t
-
-
-def _dotted(path) -> str:
-    return ".".join(str(p) for p in path if not isinstance(p, int))
-
-
-def _probe_keys(build, d: dict, path: tuple) -> list[str] | None:
-    """The keys the table at ``path`` of ``d`` accepts, by giving it an unknown key."""
-    from models.errors import InputError
-
-    trial = copy.deepcopy(d)
-    _at(trial, path, create=True)[PROBE] = 1.0
-    try:
-        build(trial)
-    except InputError as exc:
-        if exc.key is not None and str(exc.key).endswith(PROBE):
-            return _allowed_from(exc.what if hasattr(exc, "what") else str(exc))
-    return None
-
-
-def _required(build, d: dict, path: tuple[str, ...], key: str) -> bool:
-    from models.errors import InputError
-
-    trial = copy.deepcopy(d)
-    _at(trial, path).pop(key, None)
-    dotted = _dotted(path + (key,))
-    try:
-        build(trial)
-    except InputError as exc:
-        return str(exc.key) == dotted or str(exc.key).startswith(dotted + ".")
-    return False
-
-
-def _preset_comments(text: str) -> dict[str, str]:
-    """``dotted key -> unit`` from ``key = value  # ... [unit] ...`` lines of a TOML file."""
-    units: dict[str, str] = {}
-    table = ""
-    for line in text.splitlines():
-        s = line.strip()
-        m = re.fullmatch(r"\[([A-Za-z0-9_.]+)\]\s*(#.*)?", s)
-        if m:
-            table = m.group(1)
-            continue
-        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*=.*?#[^\[]*\[([^\]]+)\]", s)
-        if m:
-            units[f"{table}.{m.group(1)}" if table else m.group(1)] = m.group(2)
-    return units
-
-
-def _range_row(key: str):
-    """The row of :data:`models.limits.RANGES` that checks ``key`` (first match), or None."""
-    from models.limits import RANGES
-
-    for row in RANGES:
-        if re.search(row[0], key):
-            return row
-    return None
-
-
-def _range_unit(key: str) -> str:
-    row = _range_row(key)
-    return row[3] if row else ""
-
-
-def _range_text(key: str) -> str:
-    row = _range_row(key)
-    if row is None:
-        return ""
-    _pat, lo, hi, _unit, signed = row
-    return f"abs <= {hi:g}" if signed else f"{lo:g} ... {hi:g}"
-
-
-def _dataclass_defaults(module) -> list[tuple[set[str], dict[str, Any]]]:
-    out = []
-    for obj in vars(module).values():
-        if isinstance(obj, type) and dataclasses.is_dataclass(obj):
-            names, defaults = set(), {}
-            for f in dataclasses.fields(obj):
-                names.add(f.name)
-                if f.default is not dataclasses.MISSING:
-                    defaults[f.name] = f.default
-                elif f.default_factory is not dataclasses.MISSING:
-                    try:
-                        v = f.default_factory()
-                        defaults[f.name] = v.tolist() if hasattr(v, "tolist") else v
-                    except Exception:  # pragma: no cover - a factory needing arguments
-                        pass
-            out.append((names, defaults))
-    return out
-
-
-def file_keys(build, sample: Path, optional_tables: Iterable[str] = (), classes=(),
-              free_tables: Iterable[str] = ("envelope",)) -> list[dict[str, Any]]:
-    """One row per key of a TOML file that ``build`` (a reader of the parsed dict) accepts:
-    ``{"table", "key", "dotted", "subtable", "required", "unit", "default", "example"}``.
-
-    The keys are found by giving each table of the valid ``sample`` (and each of
-    ``optional_tables`` it lacks) an unknown key and reading the list of accepted keys from
-    the reader's error; a key is required when the reader refuses ``sample`` without it.
-    Tables in ``free_tables`` hold names chosen by the user and are not probed."""
-    from recon.config import RUN_TABLES
-    from recon.io import load_toml
-
-    base = load_toml(sample)
-    for k in RUN_TABLES:
-        base.pop(k, None)
-    comments = _preset_comments(sample.read_text())
-    build(copy.deepcopy(base))                   # the sample itself must be valid
-    tables: list[tuple[str, ...]] = [()]
-    free = set(free_tables)
-
-    def walk(d: Mapping[str, Any], path: tuple):
-        for k, v in d.items():
-            if isinstance(v, Mapping) and k not in free:
-                tables.append(path + (k,))
-                walk(v, path + (k,))
-            elif (isinstance(v, list) and v and all(isinstance(e, Mapping) for e in v)
-                  and k not in free):                  # an array of tables: probe the first
-                tables.append(path + (k, 0))
-                walk(v[0], path + (k, 0))
-
-    walk(base, ())
-    for t in optional_tables:
-        if (t,) not in tables:
-            tables.append((t,))
-    rows: list[dict[str, Any]] = []
-    for path in tables:
-        keys = _probe_keys(build, base, path)
-        if keys is None:
-            continue
-        try:
-            present = _at(base, path)
-        except (KeyError, IndexError, TypeError):
-            present = {}
-        if not isinstance(present, Mapping):
-            present = {}
-        # a valid sample's keys are all accepted, also those a reader takes out of the table
-        # before it checks the rest (passive.initial_rate)
-        keys = keys + sorted(k for k in present if k not in keys) \
-            if isinstance(present, Mapping) else keys
-        best = max(classes, key=lambda c: len(c[0] & set(keys)), default=(set(), {}))
-        plain = set(keys) - {"source", PROBE}
-        matched = len(best[0] & plain) >= max(2, (len(plain) + 1) // 2)
-        for k in keys:
-            if k == PROBE:
-                continue
-            v = present.get(k)
-            sub = (isinstance(v, Mapping) or (path + (k,)) in tables
-                   or (path + (k, 0)) in tables)
-            dotted = _dotted(path + (k,))
-            req = k in present and _required(build, base, path, k)
-            default = (best[1].get(k, "") if matched and k in best[0] and not req and not sub
-                       else "")
-            if isinstance(default, (tuple, list)) and len(default) == 0:
-                default = "[]"
-            example = "" if sub or k not in present else present[k]
-            label = (f"[{_dotted(path)}]" if path and isinstance(path[-1], int)
-                     else _dotted(path))
-            rows.append({"table": label if path else "(top level)", "key": k,
-                         "dotted": dotted, "subtable": sub, "required": req,
-                         "unit": comments.get(dotted, "") or ("" if sub else _range_unit(k)),
-                         "range": "" if sub else _range_text(k),
-                         "default": default, "example": example})
-    return rows
-
-
-def _build_rig(d):
-    from identification.rig import IdentifySettings
-    from models.hydraulic import RigConfig
-
-    cfg = RigConfig.from_dict(d)
-    if "identify" in d:
-        IdentifySettings.from_dict(d["identify"])
-    return cfg
-
-
-def _build_appendage(d):
-    from models.appendage import AppendageConfig
-
-    return AppendageConfig.from_dict(d)
-
-
-#: other input TOML files: (title, command, reader, shipped samples, module of dataclasses)
+# the other input files: their declared schemas (recon.schema)
+#: other input TOML files: (title, command, kind of recon.schema.KINDS, shipped samples)
 OTHER_FILES = (
-    ("Rod appendage configuration", "dockrecon simulate appendage CONFIG.toml",
-     _build_appendage, ("models/presets/appendage_pulse.toml",
-                        "models/presets/appendage_deploy.toml"), "models.appendage"),
+    ("Rod appendage configuration", "dockrecon simulate appendage CONFIG.toml", "appendage",
+     ("models/presets/appendage_pulse.toml", "models/presets/appendage_deploy.toml")),
     ("Hydraulic rig configuration", "dockrecon simulate rig RIG.toml, dockrecon identify rig "
-     "--config RIG.toml", _build_rig, ("telemetry_samples/rig/actuator.toml",
-                                        "telemetry_samples/rig/platform.toml"),
-     "models.hydraulic"),
+     "--config RIG.toml", "rig", ("telemetry_samples/rig/actuator.toml",
+                                  "telemetry_samples/rig/platform.toml")),
+    ("Campaign manifest", "dockrecon campaign MANIFEST.toml", "campaign",
+     ("telemetry_samples/flights/campaign.toml",)),
+    ("Fleet manifest: a campaign manifest with a [fleet] table", "dockrecon fleet "
+     "MANIFEST.toml", "fleet", ("telemetry_samples/fleet/fleet.toml",)),
 )
 
 
-def _rows_table(rows: list[dict[str, Any]]) -> str:
-    out = []
-    by_table: dict[str, list[dict]] = {}
-    for r in rows:
-        by_table.setdefault(r["table"], []).append(r)
-    for table, rs in by_table.items():
-        out.append(f"**[{table}]**\n\n" if table != "(top level)" else "**top level**\n\n")
-        out.append(_table(
-            ["key", "required", "unit", "default", "example", "physical range"],
-            ([f"``{r['dotted']}``" + (" (table)" if r["subtable"] else ""),
-              "yes" if r["required"] else "",
-              r["unit"], _short(r["default"]) if r["default"] != "" else "",
-              _short(r["example"]) if r["example"] != "" else "", r["range"]] for r in rs),
-            [30, 7, 12, 12, 25, 14]))
-    return "".join(out)
-
-
 def other_files_section() -> str:
-    import importlib
-
-    from identification.resonance.pipeline import MODE_S_KEYS, MODES_KEYS
+    from recon.schema import document, schema_path
 
     out = [_heading("Other input files", "-")]
-    for title, command, build, samples, module in OTHER_FILES:
+    for title, command, kind, samples in OTHER_FILES:
         out.append(_heading(title, "~"))
-        out.append(f"``{command}``. Keys read from the reader on the shipped samples "
-                   + ", ".join(f"``{s}``" for s in samples) + ".\n\n")
-        rows: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        classes = _dataclass_defaults(importlib.import_module(module))
-        for sample in samples:
-            for r in file_keys(build, ROOT / sample, (), classes, free_tables=("bounds",
-                                                                               "noise")):
-                if r["dotted"] not in seen:
-                    seen.add(r["dotted"])
-                    rows.append(r)
-        out.append(_rows_table(rows))
+        out.append(f"``{command}``. Shipped samples: " + ", ".join(f"``{s}``" for s in samples)
+                   + f". JSON Schema: ``{schema_path(kind).relative_to(ROOT)}`` "
+                   f"(``dockrecon schema {kind}``). The keys are the declared schema the "
+                   "readers validate with; unknown keys are errors (exit code 2) naming the "
+                   "dotted key.\n\n")
+        # a fleet manifest: only the table it adds to a campaign manifest
+        rows = (_declared_rows(document(kind)["fleet"], "fleet.") if kind == "fleet"
+                else _declared_rows(document(kind)))
+        out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                          rows, [26, 7, 9, 10, 18, 30]))
     out.append(_heading("Hysteresis element tables", "~"))
     out.append("``dockrecon identify hysteresis RECORD --element START.toml`` (samples "
                "``telemetry_samples/static/*.start.toml``). The layout, from the docstring of "
@@ -436,14 +217,22 @@ def other_files_section() -> str:
     layout = layout.split("::", 1)[-1].split("\n\n", 2)
     block = layout[1] if len(layout) > 1 else ""
     out.append("::\n\n" + block.rstrip() + "\n\n")
-    out.append("Top-level keys: " + ", ".join(f"``{k}``" for k in sorted(H._TOP_KEYS))
-               + ".\n\n")
+    out.append("The keys, the declared schema the reader validates with (JSON Schema "
+               f"``{schema_path('hysteresis').relative_to(ROOT)}``, ``dockrecon schema "
+               "hysteresis``; ``positive.forward`` stands for every branch, "
+               "``negative`` takes the keys of ``positive``):\n\n")
+    rows = [r for r in _declared_rows(document("hysteresis"))
+            if not r[0].startswith(("``negative.", "``positive.backward."))]
+    out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                      rows, [26, 7, 9, 10, 18, 30]))
     out.append(_heading("Modes file of a non-own resonance test", "~"))
     out.append("``dockrecon identify resonance-coupling RECORD --modes MODES.toml`` (sample "
                "``telemetry_samples/resonance/coupling_l3.modes.toml``; "
-               ":func:`identification.resonance.pipeline.coupling_settings`). Keys: "
-               + ", ".join(f"``{k}``" for k in sorted(MODES_KEYS)) + "; in ``[mode_s]``: "
-               + ", ".join(f"``mode_s.{k}``" for k in sorted(MODE_S_KEYS)) + ".\n\n")
+               ":func:`identification.resonance.pipeline.coupling_settings`; JSON Schema "
+               f"``{schema_path('modes').relative_to(ROOT)}``, ``dockrecon schema modes``). "
+               "The keys:\n\n")
+    out.append(_table(["key", "required", "unit", "default", "accepted values", "meaning"],
+                      _declared_rows(document("modes")), [26, 7, 9, 10, 18, 30]))
     return "".join(out)
 
 
@@ -461,8 +250,8 @@ def _declared_rows(table, prefix: str = "", defaults: Mapping[str, Any] | None =
     rows = []
     for dotted, e in walk(table, prefix):
         if not isinstance(e, Key):
-            rows.append([f"``{dotted}``" + " (table)", "yes" if e.required else "", "", "",
-                         "", e.help])
+            rows.append([f"``{dotted}``" + (" (array of tables)" if e.array else " (table)"),
+                         "yes" if e.required else "", "", "", "", e.help])
             continue
         if defaults is not None:
             d = defaults.get(dotted, "")

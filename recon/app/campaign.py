@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from models.errors import InputError
+from recon.manifest import CAMPAIGN, DEFAULTS, FLIGHT_KEYS, GLOB, OPTIONS
 
 __all__ = ["FlightSpec", "load_manifest", "spec_digest", "catalog_rows", "run_campaign",
            "reconstruct_one", "read_truth", "completed", "CATALOG_COLUMNS", "FLIGHT_STAMP",
@@ -75,13 +76,13 @@ log = logging.getLogger("dockrecon.campaign")
 FLIGHT_STAMP = "campaign_flight.json"
 
 #: reconstruct options a manifest may set (``[defaults.options]`` or a flight's ``options``):
-#: name -> (type, lowest, highest)
+#: name -> (type, lowest, highest), from their declarations (:data:`recon.manifest.OPTIONS`)
 OPTION_KEYS: dict[str, tuple[type, float, float]] = {
-    "mcmc": (bool, 0, 1), "steps": (int, 1, 10_000_000), "walkers": (int, 2, 100_000),
-    "starts": (int, 1, 10_000), "max_nfev": (int, 1, 1_000_000),
-    "mcmc_below_ess": (float, 0.0, 1e9)}
+    k.name: ((bool, 0, 1) if k.type.startswith("boolean") else
+             (int if k.type == "integer" else float, k.limits()[0], k.limits()[2]))
+    for k in OPTIONS.keys()}
 
-_FLIGHT_KEYS = ("name", "telemetry", "scenario", "config", "truth", "seed", "options")
+_FLIGHT_KEYS = FLIGHT_KEYS
 
 #: columns of ``catalog.parquet`` and their units (``unit`` holds each parameter's own)
 CATALOG_COLUMNS = {
@@ -175,6 +176,13 @@ CAMPAIGN_FILES = frozenset({"campaign.json", "catalog.parquet", "report.html", "
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
 
+def _seed(seed: Any, key: str, src: str) -> int:
+    """``seed`` if it is a seed (a whole number in [0, 2**63)); else the error naming ``key``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InputError(f"must be a whole number >= 0, got {seed!r}", key=key, source=src)
+    return seed
+
+
 def _spec(entry: Mapping[str, Any], defaults: Mapping[str, Any], base: Path, key: str,
           src: str) -> FlightSpec:
     for k in entry:
@@ -201,10 +209,7 @@ def _spec(entry: Mapping[str, Any], defaults: Mapping[str, Any], base: Path, key
     if "scenario" not in merged:
         raise InputError("no scenario (give it here or in [defaults])", key=f"{key}.scenario",
                          source=src)
-    seed = merged.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise InputError(f"must be a whole number >= 0, got {seed!r}", key=f"{key}.seed",
-                         source=src)
+    seed = _seed(merged.get("seed", 0), f"{key}.seed", src)
     return FlightSpec(
         name=name,
         telemetry=tuple(_path(t, base, f"{key}.telemetry", src) for t in tels),
@@ -227,7 +232,7 @@ def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = (),
     path = Path(path)
     doc = load_toml(path)
     src, base = str(path), path.resolve().parent
-    allowed = ("defaults", "flight", "glob", *extra_tables)
+    allowed = (*CAMPAIGN.order(), *extra_tables)
     for k in doc:
         if k not in allowed:
             raise InputError(f"unknown table (allowed: {', '.join(allowed)})", key=k,
@@ -236,9 +241,11 @@ def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = (),
     if not isinstance(defaults, Mapping):
         raise InputError("must be a table", key="defaults", source=src)
     for k in defaults:
-        if k not in _FLIGHT_KEYS or k in ("name", "telemetry", "truth"):
-            raise InputError("unknown key (allowed: scenario, config, seed, options)",
+        if k not in DEFAULTS.names():
+            raise InputError(f"unknown key (allowed: {', '.join(DEFAULTS.order())})",
                              key=f"defaults.{k}", source=src)
+    if "seed" in defaults:
+        _seed(defaults["seed"], "defaults.seed", src)
     defaults = {"seed": seed, **defaults}
     specs: list[FlightSpec] = []
     flights = doc.get("flight", [])
@@ -258,6 +265,10 @@ def load_manifest(path: str | os.PathLike, *, extra_tables: Sequence[str] = (),
         if "name" in entry or "telemetry" in entry:
             raise InputError("a glob names its flights by their files: no name or telemetry",
                              key=key, source=src)
+        for k in entry:
+            if k not in GLOB.names():
+                raise InputError(f"unknown key (allowed: {', '.join(GLOB.order())})",
+                                 key=f"{key}.{k}", source=src)
         found = sorted(p for p in _glob.glob(str(base / pattern))
                        if not p.endswith(".truth.json"))
         if not found:

@@ -40,14 +40,15 @@ from typing import Any
 import numpy as np
 
 from models.errors import InputError
+from recon.manifest import FLEET_TABLE
 
 __all__ = ["load_fleet", "run_fleet", "fleet_round_task", "FLEET_KEYS"]
 
 #: keys of the ``[fleet]`` table besides ``shared`` (FleetSettings fields) and their ranges
+#: (whole number?, lowest, highest), from their declarations (recon.manifest.FLEET_TABLE)
 FLEET_KEYS: dict[str, tuple[bool, float, float]] = {
-    "shared_draws": (True, 20, 100_000), "inner": (True, 2, 10_000), "rounds": (True, 1, 20),
-    "df": (False, 2.5, 1000.0), "inflate": (False, 1.0, 10.0), "n_out": (True, 100, 10**6),
-    "inner_df": (False, 2.5, 1000.0), "inner_inflate": (False, 1.0, 10.0)}
+    k.name: (k.type == "integer", k.limits()[0], k.limits()[2])
+    for k in FLEET_TABLE.keys() if k.name != "shared"}
 
 
 def load_fleet(path: str | os.PathLike):

@@ -128,15 +128,20 @@ def bench_docking(as_json, repeats, batch, unit_name):
 
 @click.command("schema")
 @common_options
-@click.argument("kind", type=click.Choice(["run", "scenario"]))
+@click.argument("kind", type=click.Choice(["run", "scenario", "rig", "appendage",
+                                           "hysteresis", "modes", "campaign", "fleet"]))
 @click.option("--unit", "unit_name", default="probe_cone", show_default=True,
-              help="The docking unit of a scenario (models.unit registry).")
+              help="The docking unit of a scenario (models.unit registry); only with "
+                   "scenario.")
 @output_option("the JSON Schema file (default: standard output)", required=False,
                metavar="FILE")
 def schema_cmd(kind: str, unit_name: str, output: str | None) -> None:
-    """Print (or write) the JSON Schema of a run configuration or of a scenario of a docking
-    unit: every key with its type, unit, default, bounds and meaning, as the readers check
-    them. Editors complete and check TOML files against it (Taplo / Even Better TOML: a first
+    """Print (or write) the JSON Schema of an input TOML of KIND: a run configuration, a
+    scenario of a docking unit, a hydraulic rig configuration (simulate rig, identify rig
+    --config), an appendage configuration (simulate appendage), a hysteresis element
+    (identify hysteresis --element), a modes file (identify resonance-coupling --modes), a
+    campaign or a fleet manifest. Every key with its type,
+    unit, default, bounds and meaning, as the readers check them. Editors complete and check TOML files against it (Taplo / Even Better TOML: a first
     line ``#:schema PATH``); the repository ships them in recon/schemas/."""
     from models.unit import get_unit
     from recon.schema import dumps, json_document
