@@ -2,8 +2,8 @@
 ``dockrecon identify resonance-coupling RECORD --modes MODES.toml``).
 
 The reader is :func:`identification.resonance.pipeline.coupling_settings`, whose key sets
-(``MODES_KEYS``, ``MODE_S_KEYS``) ``tests/test_schema.py`` holds equal to these declarations;
-the bounds are the ones it checks (it does not apply the physical ranges of
+(``MODES_KEYS``, ``MODE_S_KEYS``) are these declarations' names; the bounds are the ones it
+checks (it does not apply the physical ranges of
 :data:`models.limits.RANGES`, hence ``~``).
 """
 from __future__ import annotations

@@ -633,13 +633,19 @@ def test_declared_other_defaults_are_what_the_reader_takes(kind, least):
 
 
 def test_the_modes_reader_takes_the_declared_keys():
-    """The modes reader keeps its own key sets (identification.resonance.pipeline); they are
-    the declared ones."""
+    """The modes reader's key sets (identification.resonance.pipeline) are the declared ones,
+    and it refuses a key the declaration lacks, naming it."""
     from identification.modes_schema import MODE_S, MODES
     from identification.resonance.pipeline import MODE_S_KEYS, MODES_KEYS
 
     assert set(MODES_KEYS) == MODES.names()
     assert set(MODE_S_KEYS) == MODE_S.names()
+    from identification.resonance.pipeline import coupling_settings
+    from models.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        coupling_settings({"modal_shapes": [[1.0]]})
+    assert e.value.key == "modal_shapes"
 
 
 def test_hysteresis_alternatives_and_variants():

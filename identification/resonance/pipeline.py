@@ -49,6 +49,7 @@ import logging
 
 import numpy as np
 
+from identification.modes_schema import MODE_S, MODES
 from identification.result import Result
 from models.errors import DataError, InputError
 
@@ -273,9 +274,10 @@ def added_mass(a, b, dm: float, *, rho: float = 1.0, n_draws: int = 2000,
                       "phase resonance"}
 
 
-#: keys of the modes file of ``identify resonance-coupling`` (SI)
-MODES_KEYS = {"modal_matrix", "coordinates", "p", "s", "order", "frequency", "mode_s"}
-MODE_S_KEYS = {"mass", "stiffness", "damping"}
+#: keys of the modes file of ``identify resonance-coupling`` (SI), as declared
+#: (:mod:`identification.modes_schema`)
+MODES_KEYS = frozenset(MODES.names())
+MODE_S_KEYS = frozenset(MODE_S.names())
 
 
 def coupling_settings(d: dict) -> dict:
