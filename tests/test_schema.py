@@ -38,6 +38,15 @@ RUNS = sorted(p for p in (ROOT / "telemetry_samples").rglob("*.toml") if p.name.
 UNKNOWN = "zz_not_a_key"
 
 
+def _beyond(limits) -> list[float]:
+    """Finite values a key's ``limits()`` ``(lo, lo_exclusive, hi, hi_exclusive)`` refuse: one
+    step beyond each bound, and the bound itself where it is exclusive."""
+    lo, lo_x, hi, hi_x = limits
+    out = [lo - (abs(lo) or 1.0)] + ([lo] if lo_x else []) + [hi + (abs(hi) or 1.0)] + (
+        [hi] if hi_x else [])
+    return [v for v in out if math.isfinite(v)]
+
+
 def _validator(kind, unit=None):
     return jsonschema.Draft202012Validator(json_document(kind, unit))
 
@@ -249,11 +258,7 @@ def test_scenario_value_out_of_declared_bounds_is_refused_by_both(unit):
             lim = key.limits()
             if lim is None:
                 continue
-            lo, lo_x, hi, hi_x = lim
-            for bad in ([lo - (abs(lo) or 1.0), lo] if lo_x else [lo - (abs(lo) or 1.0)]) + \
-                    ([hi + (abs(hi) or 1.0), hi] if hi_x else [hi + (abs(hi) or 1.0)]):
-                if not math.isfinite(bad):
-                    continue
+            for bad in _beyond(lim):
                 d = copy.deepcopy(base)
                 _at(d, path)[key.name] = int(bad) if key.type == "integer" else float(bad)
                 dotted = ".".join(path + (key.name,))
@@ -556,11 +561,7 @@ def test_other_value_out_of_declared_bounds_is_refused_by_both(kind, least):
             lim = key.limits()
             if lim is None:
                 continue
-            lo, lo_x, hi, hi_x = lim
-            for bad in ([lo - (abs(lo) or 1.0), lo] if lo_x else [lo - (abs(lo) or 1.0)]) + \
-                    ([hi + (abs(hi) or 1.0), hi] if hi_x else [hi + (abs(hi) or 1.0)]):
-                if not math.isfinite(bad):
-                    continue
+            for bad in _beyond(lim):
                 d = copy.deepcopy(base)
                 _at(d, path)[key.name] = int(bad) if key.type == "integer" else float(bad)
                 _refuses(read, d, _dotted_of(path + (key.name,)))

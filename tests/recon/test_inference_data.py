@@ -2,12 +2,12 @@
 the log-likelihood by telemetry channel, the observed data, the prior and the weighted draws
 of importance sampling."""
 import json
-import warnings
 
 import numpy as np
 import pytest
 
 from identification.engines import SamplerSettings
+from identification.engines.mcmc import _arviz
 from recon.pipeline import ReconstructSettings, reconstruct
 from tests.recon._toy import oscillator_problem
 
@@ -15,14 +15,6 @@ IMPORTANCE = ReconstructSettings(starts=3, importance=2000, mcmc=False, draws=20
                                  trajectory_draws=20, importance_adapt="quadratic")
 MCMC = ReconstructSettings(starts=3, sampler=SamplerSettings(
     walkers=16, ensembles=2, max_steps=600, check_every=200), draws=20, trajectory_draws=20)
-
-
-def _arviz():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        import arviz
-
-    return arviz
 
 
 @pytest.fixture(scope="module")
